@@ -1,0 +1,47 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# pvple top-level Makefile.
+#
+#   make                build kvm-pvple.ko against KDIR (the running kernel)
+#   make check          all tests in the nested test host (see README)
+#   make demo           boot the test host and show what the module observes
+#   make unit           userspace unit tests of the pure logic only
+#   make selftests      build the KVM selftests (needs KSRC, a 6.12 tree)
+
+KDIR ?= /lib/modules/$(shell uname -r)/build
+KSRC ?=
+PWD := $(CURDIR)
+
+all: modules
+
+modules:
+	$(MAKE) -C $(KDIR) M=$(PWD) modules
+
+fixture:
+	$(MAKE) -C $(KDIR) M=$(PWD)/selftests/fixture modules
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(PWD) clean 2>/dev/null || true
+	$(MAKE) -C $(KDIR) M=$(PWD)/selftests/fixture clean 2>/dev/null || true
+	$(MAKE) -C selftests/unit clean
+	$(MAKE) -C selftests/kvm clean
+
+unit:
+	$(MAKE) -C selftests/unit run
+
+selftests:
+	$(MAKE) -C selftests/kvm KSRC=$(KSRC)
+
+check:
+	scripts/testhost/check.sh
+
+demo:
+	scripts/testhost/demo.sh
+
+selfcheck:
+	scripts/testhost/selfcheck.sh
+
+checkpatch:
+	scripts/checkpatch.sh
+
+.PHONY: all modules fixture clean unit selftests check demo selfcheck checkpatch

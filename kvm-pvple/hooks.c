@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The hook layer: the only part of kvm-pvple that knows which KVM functions
+ * exist in this kernel and what their signatures are.  Everything else sees
+ * plain calls (pvple_on_spin(), pvple_hypercall(), pvple_vcpu_loaded(), ...).
+ *
+ * pvple must run on a stock distro kernel, so it cannot add notifiers to KVM.
+ * It uses ftrace, the mechanism livepatch is built on:
+ *
+ *  - "redirect" hooks replace an exported KVM function.  The ftrace callback
+ *    points the saved instruction pointer at our replacement, which may call
+ *    the original; that call comes from this module and is let through.
+ *  - "observe" hooks run a short, non-sleeping callback on function entry.
+ *
+ * Redirected code can sleep (a directed yield schedules), so it is bracketed
+ * by pvple_srcu; module exit waits for it before the text goes away.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ftrace.h>
+#include <linux/module.h>
+
+#include "pvple.h"
+
+DEFINE_STATIC_SRCU(pvple_srcu);
+
+struct pvple_hook {
+	const char *name;
+	void *redirect;			/* replacement, or NULL */
+	void (*observe)(void *arg0);	/* entry callback, or NULL */
+	struct ftrace_ops ops;
+	bool registered;
+};
+
+static void pvple_spin_redirect(struct kvm_vcpu *me, bool yield_to_kernel_mode)
+{
+	int idx = srcu_read_lock(&pvple_srcu);
+
+	pvple_on_spin(me, yield_to_kernel_mode);
+	srcu_read_unlock(&pvple_srcu, idx);
+}
+
+static unsigned long pvple_hypercall_redirect(struct kvm_vcpu *vcpu,
+					      unsigned long nr,
+					      unsigned long a0, unsigned long a1,
+					      unsigned long a2, unsigned long a3,
+					      int op_64_bit, int cpl)
+{
+	int idx = srcu_read_lock(&pvple_srcu);
+	unsigned long ret;
+
+	ret = pvple_hypercall(vcpu, nr, a0, a1, a2, a3, op_64_bit, cpl);
+	srcu_read_unlock(&pvple_srcu, idx);
+	return ret;
+}
+
+/*
+ * kvm_arch_vcpu_load() runs both when a vCPU task is scheduled in (KVM's
+ * preempt notifier) and when an ioctl loads the vCPU; preemption is off in
+ * both.  kvm_arch_post_init_vm() and kvm_arch_destroy_vm() bracket the life
+ * of a VM, in process context.
+ */
+static void pvple_load_observe(void *arg0)
+{
+	pvple_vcpu_loaded(arg0);
+}
+
+static void pvple_create_observe(void *arg0)
+{
+	pvple_vm_created(arg0);
+}
+
+static void pvple_destroy_observe(void *arg0)
+{
+	pvple_vm_destroyed(arg0);
+}
+
+/* Registration order: a VM's state exists before any event can count on it. */
+static struct pvple_hook pvple_hooks[] = {
+	{ .name = "kvm_arch_post_init_vm", .observe = pvple_create_observe },
+	{ .name = "kvm_arch_destroy_vm", .observe = pvple_destroy_observe },
+	{ .name = "kvm_arch_vcpu_load", .observe = pvple_load_observe },
+	{ .name = "__kvm_emulate_hypercall",
+	  .redirect = pvple_hypercall_redirect },
+	{ .name = "kvm_vcpu_on_spin", .redirect = pvple_spin_redirect },
+};
+
+static void notrace pvple_ftrace_redirect(unsigned long ip,
+					  unsigned long parent_ip,
+					  struct ftrace_ops *ops,
+					  struct ftrace_regs *fregs)
+{
+	struct pvple_hook *hook = container_of(ops, struct pvple_hook, ops);
+
+	/* Our replacement calling the original must reach the original. */
+	if (within_module(parent_ip, THIS_MODULE))
+		return;
+	ftrace_regs_set_instruction_pointer(fregs, (unsigned long)hook->redirect);
+}
+
+static void notrace pvple_ftrace_observe(unsigned long ip,
+					 unsigned long parent_ip,
+					 struct ftrace_ops *ops,
+					 struct ftrace_regs *fregs)
+{
+	struct pvple_hook *hook = container_of(ops, struct pvple_hook, ops);
+
+	hook->observe((void *)ftrace_regs_get_argument(fregs, 0));
+}
+
+static int pvple_hook_register(struct pvple_hook *hook)
+{
+	int ret;
+
+	/*
+	 * Neither callback can recurse into a traced function that carries one
+	 * of our ops, so ftrace's recursion guard (and its cost on the
+	 * schedule-in path) is not needed.
+	 */
+	if (hook->redirect) {
+		hook->ops.func = pvple_ftrace_redirect;
+		hook->ops.flags = FTRACE_OPS_FL_IPMODIFY |
+				  FTRACE_OPS_FL_RECURSION;
+#ifndef CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS
+		hook->ops.flags |= FTRACE_OPS_FL_SAVE_REGS;
+#endif
+	} else {
+		hook->ops.func = pvple_ftrace_observe;
+		hook->ops.flags = FTRACE_OPS_FL_RECURSION;
+	}
+
+	ret = ftrace_set_filter(&hook->ops, (unsigned char *)hook->name,
+				strlen(hook->name), 1);
+	if (ret) {
+		pr_err("cannot trace %s (%d): is kvm loaded?\n", hook->name, ret);
+		return ret;
+	}
+	ret = register_ftrace_function(&hook->ops);
+	if (ret) {
+		/* -EBUSY: another IPMODIFY user (e.g. a livepatch) owns it. */
+		pr_err("cannot hook %s (%d)\n", hook->name, ret);
+		ftrace_free_filter(&hook->ops);
+		return ret;
+	}
+	hook->registered = true;
+	return 0;
+}
+
+static void pvple_hook_unregister(struct pvple_hook *hook)
+{
+	if (!hook->registered)
+		return;
+	unregister_ftrace_function(&hook->ops);
+	ftrace_free_filter(&hook->ops);
+	hook->registered = false;
+}
+
+void pvple_hooks_exit(void)
+{
+	int i;
+
+	for (i = ARRAY_SIZE(pvple_hooks) - 1; i >= 0; i--)
+		pvple_hook_unregister(&pvple_hooks[i]);
+
+	/*
+	 * No new calls reach our replacements now.  Wait for the ones inside
+	 * (they may sleep in a yield), then for any task preempted between
+	 * srcu_read_unlock() and the return out of this module's text.
+	 */
+	synchronize_srcu(&pvple_srcu);
+	synchronize_rcu_tasks();
+}
+
+int pvple_hooks_init(void)
+{
+	int i, ret;
+
+	for (i = 0; i < ARRAY_SIZE(pvple_hooks); i++) {
+		ret = pvple_hook_register(&pvple_hooks[i]);
+		if (ret) {
+			pvple_hooks_exit();
+			return ret;
+		}
+	}
+	return 0;
+}
