@@ -1,0 +1,18 @@
+# SPDX-License-Identifier: GPL-2.0
+# Read after tools/testing/selftests/kvm/Makefile: reuses its CFLAGS,
+# LDFLAGS, LDLIBS and LIBKVM_OBJS.
+
+PVPLE_BINS := $(addprefix $(OUTPUT)/pvple/,$(PVPLE_TESTS))
+PVPLE_COMMON := $(OUTPUT)/pvple/pvple_util.o
+PVPLE_CFLAGS := -I$(PVPLE_DIR) -I$(PVPLE_DIR)/../../include
+
+pvple-all: $(PVPLE_BINS)
+
+$(OUTPUT)/pvple/%.o: $(PVPLE_DIR)/%.c $(PVPLE_DIR)/pvple_util.h $(GEN_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(PVPLE_CFLAGS) $(CPPFLAGS) $(TARGET_ARCH) -c $< -o $@
+
+$(PVPLE_BINS): %: %.o $(PVPLE_COMMON) $(LIBKVM_OBJS)
+	$(CC) $(CFLAGS) $(CPPFLAGS) $(LDFLAGS) $(TARGET_ARCH) $^ $(LDLIBS) -o $@
+
+.PHONY: pvple-all

@@ -1,0 +1,81 @@
+#!/bin/bash
+# Unit tests of scripts/testhost/classify.sh, the judge of a test-host boot:
+# which logs pass, which fail, and which alone may be retried.  TAP output.
+set -u
+classify=$(cd "$(dirname "$0")/../.." && pwd)/scripts/testhost/classify.sh
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0 failed=0
+
+clean_results='PVPLE-BEGIN plan=check
+PVPLE-TEST hooks
+TAP version 13
+1..3
+ok 1 pvple.a
+ok 2 pvple.b
+ok 3 pvple.c # SKIP no PLE
+PVPLE-EXIT hooks 0
+PVPLE-END rc=0'
+clean_console='[    1.0] Linux version 6.12
+[    2.0] pvple: heartbeat'
+
+# case NAME WANT_RC WANT_COUNTS CONSOLE RESULTS
+case_() {
+	local name=$1 want_rc=$2 want_counts=$3 rc counts
+	printf '%s\n' "$4" >"$tmp/console.log"
+	printf '%s\n' "$5" >"$tmp/results.tap"
+	"$classify" "$tmp/console.log" "$tmp/results.tap" >"$tmp/out" 2>&1
+	rc=$?
+	counts=$(sed -n 's/^pvple-counts: //p' "$tmp/out")
+	n=$((n + 1))
+	if [ "$rc" = "$want_rc" ] && [ "$counts" = "$want_counts" ]; then
+		echo "ok $n classify: $name"
+	else
+		echo "not ok $n classify: $name (rc $rc counts '$counts'," \
+		     "want rc $want_rc counts '$want_counts')"
+		sed 's/^/# /' "$tmp/out"
+		failed=$((failed + 1))
+	fi
+}
+
+echo "TAP version 13"
+echo "1..9"
+case_ "clean run" 0 "2 0 1" "$clean_console" "$clean_results"
+case_ "a failing case" 1 "1 1 1" "$clean_console" \
+	"${clean_results/ok 2 pvple.b/not ok 2 pvple.b}"
+case_ "L1 WARNING fails a green run" 1 "2 1 1" \
+	"$clean_console
+[    3.0] WARNING: CPU: 1 PID: 7 at kvm-pvple/vm.c:10 foo+0x1/0x2" "$clean_results"
+case_ "hung task fails" 1 "2 1 1" \
+	"$clean_console
+[  130.0] INFO: task pvple_hooks_tes:88 blocked for more than 60 seconds." \
+	"$clean_results"
+case_ "documented emulator int3 is retryable" 2 "0 2 0" \
+	"$clean_console
+[    5.0] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI
+[    5.0] RIP: 0010:__schedule+0x428/0x1230
+[    5.0] Kernel panic - not syncing: Fatal exception in interrupt" \
+	"PVPLE-BEGIN plan=check
+PVPLE-TEST hooks"
+case_ "int3 elsewhere is a real failure" 1 "0 2 0" \
+	"$clean_console
+[    5.0] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI
+[    5.0] RIP: 0010:pvple_on_spin+0x10/0x80 [kvm_pvple]" \
+	"PVPLE-BEGIN plan=check
+PVPLE-TEST hooks"
+case_ "int3 plus a WARNING is not retried" 1 "0 2 0" \
+	"$clean_console
+[    4.0] WARNING: CPU: 0 PID: 1 at x.c:1 y+0x0/0x1
+[    5.0] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI
+[    5.0] RIP: 0010:__schedule+0x428/0x1230" \
+	"PVPLE-BEGIN plan=check
+PVPLE-TEST hooks"
+case_ "crash without a failing case" 1 "2 1 1" "$clean_console" \
+	"${clean_results/PVPLE-EXIT hooks 0/PVPLE-EXIT hooks 139}"
+case_ "time-out and no end" 1 "1 2 0" "$clean_console" \
+	"PVPLE-BEGIN plan=check
+PVPLE-TEST hooks
+ok 1 pvple.a
+PVPLE-TIMEOUT hooks 600s
+PVPLE-EXIT hooks 137"
+[ "$failed" = 0 ]
