@@ -1,0 +1,66 @@
+#!/bin/bash
+# boot.sh PLAN OUTDIR [KERNEL-ARGS...]
+#
+# Boots the test host once: Debian's 6.12 kernel under QEMU TCG with the
+# initramfs, running /pvple/plan-PLAN.sh.  Leaves OUTDIR/console.log (L1
+# kernel log) and OUTDIR/results.tap (test output only), then judges them
+# with classify.sh and exits with its status (0 clean, 1 failed, 2 known
+# emulator signature).
+#
+# Environment: PVPLE_TIME_LIMIT (s, whole boot), PVPLE_STALL_LIMIT (s with
+# no console output), PVPLE_TCG_THREAD (single|multi), PVPLE_L1_SMP.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+pvple_resolve_versions
+
+plan=$1 out=$2
+shift 2
+limit=${PVPLE_TIME_LIMIT:-1800}
+stall=${PVPLE_STALL_LIMIT:-180}
+# Single-threaded TCG: multi-threaded TCG leaves stale int3s after kernel
+# text patching, and this module patches text (ftrace) by design.
+thread=${PVPLE_TCG_THREAD:-single}
+smp=${PVPLE_L1_SMP:-2}
+
+mkdir -p "$out"
+rm -f "$out"/console.* "$out"/results.*
+initrd=$out/initramfs.cpio.gz
+"$PVPLE_TOP/scripts/testhost/mkinitramfs.sh" "$initrd"
+
+args="console=ttyS0 panic=-1 rdinit=/init mitigations=off"
+args+=" sysctl.kernel.hung_task_timeout_secs=60 pvple.plan=$plan $*"
+log "booting L1 ($KVER, tcg thread=$thread, smp=$smp): $plan"
+start=$(date +%s)
+qemu-system-x86_64 -accel tcg,thread="$thread" -cpu max -smp "$smp" -m 2G \
+	-display none -nodefaults -no-reboot \
+	-serial file:"$out/console.raw" -serial file:"$out/results.raw" \
+	-kernel "$KIMAGE" -initrd "$initrd" -append "$args" &
+qpid=$!
+
+verdict=""
+last_size=0 last_change=$start
+while kill -0 "$qpid" 2>/dev/null; do
+	sleep 2
+	now=$(date +%s)
+	size=$(stat -c %s "$out/console.raw" 2>/dev/null || echo 0)
+	if [ "$size" != "$last_size" ]; then
+		last_size=$size last_change=$now
+	fi
+	if [ $((now - start)) -ge "$limit" ]; then
+		verdict="time-out: L1 ran longer than ${limit}s"
+	elif [ $((now - last_change)) -ge "$stall" ]; then
+		verdict="hang: no L1 console output for ${stall}s"
+	fi
+	if [ -n "$verdict" ]; then
+		kill -KILL "$qpid" 2>/dev/null || true
+		break
+	fi
+done
+wait "$qpid" 2>/dev/null || true
+tr -d '\r' <"$out/console.raw" >"$out/console.log"
+tr -d '\r' <"$out/results.raw" >"$out/results.tap"
+log "L1 finished in $(($(date +%s) - start))s${verdict:+ ($verdict)}"
+[ -z "$verdict" ] || echo "  L1: $verdict"
+
+set +e
+"$PVPLE_TOP/scripts/testhost/classify.sh" "$out/console.log" "$out/results.tap"

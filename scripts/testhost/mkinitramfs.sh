@@ -1,0 +1,59 @@
+#!/bin/bash
+# Assembles the L1 initramfs: busybox, the Debian kernel's KVM modules, our
+# modules, the selftests with their shared libraries, and the /init script.
+# Usage: mkinitramfs.sh OUTPUT.cpio.gz
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+pvple_resolve_versions
+
+out=$1
+root=${out%.cpio.gz}-root
+rm -rf "$root"
+mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,lib64,pvple/bin,pvple/ko,pvple/kmod}
+
+cp /bin/busybox "$root/bin/busybox"
+for app in $(busybox --list); do
+	[ "$app" = busybox ] || ln -sf busybox "$root/bin/$app"
+done
+
+# Shared libraries of every program we ship, plus libgcc_s, which glibc
+# loads at run time for pthread_cancel().
+bins=("$BUILD"/selftests/pvple/*_test "$BUILD"/selftests/pvple/pvple_demo)
+libs=$(ldd "${bins[@]}" 2>/dev/null | grep -o '/[^ ]*\.so[^ ]*' | sort -u)
+libgcc=$(gcc -print-file-name=libgcc_s.so.1)
+for lib in $libs $(readlink -f "$libgcc"); do
+	mkdir -p "$root$(dirname "$lib")"
+	cp -L "$lib" "$root$lib"
+done
+ln -sf "$(readlink -f "$libgcc")" "$root/lib/x86_64-linux-gnu/libgcc_s.so.1" 2>/dev/null || true
+cp "${bins[@]}" "$root/pvple/bin/"
+
+# kvm-amd and everything it needs, decompressed, in load order.
+kmod_order=()
+add_kmod() {
+	local name=$1 dep
+	for dep in $(modinfo -k "$KVER" -F depends "$name" | tr ',' ' '); do
+		add_kmod "$dep"
+	done
+	[[ " ${kmod_order[*]} " == *" $name "* ]] || kmod_order+=("$name")
+}
+add_kmod kvm-amd
+: >"$root/pvple/kmod/order"
+for m in "${kmod_order[@]}"; do
+	f=$(modinfo -k "$KVER" -F filename "$m")
+	case $f in
+	*.xz) xz -dc "$f" ;;
+	*.zst) zstd -dqc "$f" ;;
+	*) cat "$f" ;;
+	esac >"$root/pvple/kmod/$m.ko"
+	echo "$m" >>"$root/pvple/kmod/order"
+done
+
+cp "$PVPLE_TOP/kvm-pvple.ko" "$PVPLE_TOP"/selftests/fixture/*.ko \
+	"$root/pvple/ko/"
+cp "$PVPLE_TOP/scripts/testhost/init" "$root/init"
+cp "$PVPLE_TOP"/scripts/testhost/plan-*.sh "$root/pvple/"
+chmod +x "$root/init"
+
+(cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 >"$out"
+log "initramfs $(du -h "$out" | cut -f1): ${kmod_order[*]}"
