@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of pvple_hc_decode(): which guest hypercalls are pvple's, and
- * that everything else reaches KVM exactly as it would without the module.
+ * Unit tests of kvm-pvple's pure logic: pvple_hc_decode() (which guest
+ * hypercalls are pvple's; everything else reaches KVM unchanged),
+ * pvple_rec_check() (what a hostile record can make the host believe) and
+ * pvple_decide() (spin, yield, park or stock).
  */
+#include <stdbool.h>
 #include <stdio.h>
 
 #include <linux/kvm_para.h>
@@ -13,8 +16,180 @@
 
 static const char * const names[] = {
 	[PVPLE_HC_NOT_OURS] = "not-ours", [PVPLE_HC_EPERM] = "eperm",
-	[PVPLE_HC_PROBE] = "probe", [PVPLE_HC_UNKNOWN] = "unknown",
+	[PVPLE_HC_PROBE] = "probe", [PVPLE_HC_REGISTER] = "register",
+	[PVPLE_HC_UNREGISTER] = "unregister", [PVPLE_HC_PARK] = "park",
+	[PVPLE_HC_UNKNOWN] = "unknown",
 };
+
+#define SELF	3
+#define MAX_ID	8
+
+static struct pvple_area waiting(__u32 target, __u32 role)
+{
+	struct pvple_area a = {
+		.seq = 2, .state = PVPLE_STATE_WAITING, .target = target,
+		.role = role, .lock = 0xffff888000001000ULL,
+	};
+	return a;
+}
+
+static void test_rec_check(void)
+{
+	static const struct {
+		const char *what;
+		int field;	/* which field to spoil, see below */
+		__u64 value;
+		enum pvple_rec want;
+	} spoil[] = {
+		{ "valid holder record", -1, 0, PVPLE_REC_OK },
+		{ "odd sequence: torn", 0, 5, PVPLE_REC_TORN },
+		{ "idle state", 1, PVPLE_STATE_IDLE, PVPLE_REC_IDLE },
+		{ "unknown state", 1, 7, PVPLE_REC_BAD },
+		{ "role 0", 3, 0, PVPLE_REC_BAD },
+		{ "role 3", 3, 3, PVPLE_REC_BAD },
+		{ "non-zero flags", 4, 1, PVPLE_REC_BAD },
+		{ "non-zero pad", 5, 1, PVPLE_REC_BAD },
+		{ "non-zero reserved[3]", 6, 1, PVPLE_REC_BAD },
+		{ "target == max id", 2, MAX_ID, PVPLE_REC_TARGET_RANGE },
+		{ "target 0xffffffff", 2, 0xffffffffu, PVPLE_REC_TARGET_RANGE },
+		{ "target is self", 2, SELF, PVPLE_REC_TARGET_SELF },
+		{ "predecessor role", 3, PVPLE_ROLE_PREDECESSOR, PVPLE_REC_OK },
+		{ "lock address is not checked", 7, ~0ULL, PVPLE_REC_OK },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(spoil); i++) {
+		struct pvple_area a = waiting(0, PVPLE_ROLE_HOLDER);
+		enum pvple_rec got;
+		__u64 v = spoil[i].value;
+
+		switch (spoil[i].field) {
+		case 0:
+			a.seq = v;
+			break;
+		case 1:
+			a.state = v;
+			break;
+		case 2:
+			a.target = v;
+			break;
+		case 3:
+			a.role = v;
+			break;
+		case 4:
+			a.flags = v;
+			break;
+		case 5:
+			a.pad = v;
+			break;
+		case 6:
+			a.reserved[3] = v;
+			break;
+		case 7:
+			a.lock = v;
+			break;
+		}
+		got = pvple_rec_check(&a, SELF, MAX_ID);
+		ksft_test_result(got == spoil[i].want, "rec_check: %s (got %d)\n",
+				 spoil[i].what, got);
+	}
+}
+
+static void test_decide_table(void)
+{
+	static const struct {
+		const char *what;
+		struct pvple_spin_in in;
+		enum pvple_action want;
+	} cases[] = {
+		{ "running target: spin", { PVPLE_MODE_AUTO, PVPLE_REC_OK,
+		  PVPLE_TARGET_RUNNING }, PVPLE_ACT_SPIN },
+		{ "preempted target: yield", { PVPLE_MODE_AUTO, PVPLE_REC_OK,
+		  PVPLE_TARGET_PREEMPTED }, PVPLE_ACT_YIELD },
+		{ "preempted, yield failed: park", { PVPLE_MODE_AUTO,
+		  PVPLE_REC_OK, PVPLE_TARGET_PREEMPTED, .yield_failed = true },
+		  PVPLE_ACT_PARK },
+		{ "blocked target: park", { PVPLE_MODE_AUTO, PVPLE_REC_OK,
+		  PVPLE_TARGET_BLOCKED }, PVPLE_ACT_PARK },
+		{ "target out of KVM_RUN: park", { PVPLE_MODE_AUTO,
+		  PVPLE_REC_OK, PVPLE_TARGET_OUT }, PVPLE_ACT_PARK },
+		{ "event pending: back to the guest", { PVPLE_MODE_AUTO,
+		  PVPLE_REC_OK, PVPLE_TARGET_PREEMPTED, .event_pending = true },
+		  PVPLE_ACT_SPIN },
+		{ "no record: stock", { PVPLE_MODE_AUTO,
+		  PVPLE_REC_UNREGISTERED, PVPLE_TARGET_PREEMPTED },
+		  PVPLE_ACT_STOCK },
+		{ "torn record: stock", { PVPLE_MODE_AUTO, PVPLE_REC_TORN },
+		  PVPLE_ACT_STOCK },
+		{ "wait cycle: stock", { PVPLE_MODE_AUTO, PVPLE_REC_OK,
+		  PVPLE_TARGET_BLOCKED, .cycle = true }, PVPLE_ACT_STOCK },
+		{ "mode off: stock", { PVPLE_MODE_OFF, PVPLE_REC_OK,
+		  PVPLE_TARGET_PREEMPTED }, PVPLE_ACT_STOCK },
+		{ "yield mode, yield failed: spin", { PVPLE_MODE_YIELD,
+		  PVPLE_REC_OK, PVPLE_TARGET_PREEMPTED, .yield_failed = true },
+		  PVPLE_ACT_SPIN },
+		{ "yield mode, blocked target: spin", { PVPLE_MODE_YIELD,
+		  PVPLE_REC_OK, PVPLE_TARGET_BLOCKED }, PVPLE_ACT_SPIN },
+		{ "park mode, preempted target: park", { PVPLE_MODE_PARK,
+		  PVPLE_REC_OK, PVPLE_TARGET_PREEMPTED }, PVPLE_ACT_PARK },
+		{ "unknown mode: stock", { PVPLE_NR_MODES, PVPLE_REC_OK,
+		  PVPLE_TARGET_PREEMPTED }, PVPLE_ACT_STOCK },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		enum pvple_action got = pvple_decide(&cases[i].in);
+
+		ksft_test_result(got == cases[i].want, "decide: %s (got %d)\n",
+				 cases[i].what, got);
+	}
+}
+
+/* Properties over every input combination, not just the chosen cases. */
+static void test_decide_properties(void)
+{
+	const unsigned int n = (PVPLE_NR_MODES + 1) * PVPLE_NR_REC *
+			       PVPLE_NR_TARGETS * 8;
+	unsigned int i, mode, rec, target, bits, bad[5] = { 0 };
+
+	for (i = 0; i < n; i++) {
+		struct pvple_spin_in in;
+		enum pvple_action a;
+
+		bits = i % 8;
+		target = i / 8 % PVPLE_NR_TARGETS;
+		rec = i / 8 / PVPLE_NR_TARGETS % PVPLE_NR_REC;
+		mode = i / 8 / PVPLE_NR_TARGETS / PVPLE_NR_REC;
+		in = (struct pvple_spin_in){
+			.mode = mode, .rec = rec, .target = target,
+			.event_pending = bits & 1, .cycle = bits & 2,
+			.yield_failed = bits & 4,
+		};
+		a = pvple_decide(&in);
+
+		/* Only a usable record in an active mode leaves stock. */
+		bad[0] += a != PVPLE_ACT_STOCK &&
+			  (rec != PVPLE_REC_OK || in.cycle ||
+			   mode == PVPLE_MODE_OFF || mode >= PVPLE_NR_MODES);
+		/* A yield goes to a preempted target only, and only once. */
+		bad[1] += a == PVPLE_ACT_YIELD &&
+			  (target != PVPLE_TARGET_PREEMPTED || in.yield_failed ||
+			   mode == PVPLE_MODE_PARK);
+		/* Never park a vCPU that has an event to take. */
+		bad[2] += a == PVPLE_ACT_PARK && in.event_pending;
+		/* Never park in a mode that forbids it, nor behind a runner. */
+		bad[3] += a == PVPLE_ACT_PARK &&
+			  (mode == PVPLE_MODE_YIELD ||
+			   target == PVPLE_TARGET_RUNNING);
+		bad[4] += a >= PVPLE_NR_ACTIONS;
+	}
+	ksft_test_result(!bad[0], "decide: stock unless the record is usable (%u inputs)\n", n);
+	ksft_test_result(!bad[1], "decide: yield only to a preempted target, once\n");
+	ksft_test_result(!bad[2], "decide: never park with an event pending\n");
+	ksft_test_result(!bad[3], "decide: %s\n",
+			 "park only where the mode allows, behind a non-runner");
+	ksft_test_result(!bad[4], "decide: always a defined action\n");
+}
 
 static const struct {
 	const char *what;
@@ -29,6 +204,10 @@ static const struct {
 	{ "probe with bit 32 set, 32-bit: truncated like KVM",
 	  KVM_HC_PVPLE_PROBE | (1UL << 32), 0, 0, PVPLE_HC_PROBE },
 	{ "probe from CPL 3", KVM_HC_PVPLE_PROBE, 1, 3, PVPLE_HC_EPERM },
+	{ "register", KVM_HC_PVPLE_REGISTER, 1, 0, PVPLE_HC_REGISTER },
+	{ "unregister", KVM_HC_PVPLE_UNREGISTER, 1, 0, PVPLE_HC_UNREGISTER },
+	{ "park", KVM_HC_PVPLE_PARK, 0, 0, PVPLE_HC_PARK },
+	{ "park from CPL 3", KVM_HC_PVPLE_PARK, 1, 3, PVPLE_HC_EPERM },
 	{ "last reserved number", KVM_HC_PVPLE_END - 1, 1, 0, PVPLE_HC_UNKNOWN },
 	{ "one below the range", KVM_HC_PVPLE_BASE - 1, 1, 0, PVPLE_HC_NOT_OURS },
 	{ "one past the range", KVM_HC_PVPLE_END, 1, 0, PVPLE_HC_NOT_OURS },
@@ -45,7 +224,7 @@ int main(void)
 	unsigned int i;
 
 	ksft_print_header();
-	ksft_set_plan(ARRAY_SIZE(cases) + 2);
+	ksft_set_plan(ARRAY_SIZE(cases) + 2 + 14 + 14 + 5);
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		enum pvple_hc_action got = pvple_hc_decode(cases[i].nr,
@@ -66,6 +245,10 @@ int main(void)
 	for (bad = 0, nr = KVM_HC_PVPLE_BASE - 4096; nr < KVM_HC_PVPLE_BASE; nr++)
 		bad += pvple_hc_decode(nr, 1, 0) != PVPLE_HC_NOT_OURS;
 	ksft_test_result(!bad, "hc_decode: no number below the range is ours\n");
+
+	test_rec_check();
+	test_decide_table();
+	test_decide_properties();
 
 	ksft_finished();
 }
