@@ -1,14 +1,91 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The pvple hypercalls.  Every number outside our range goes to KVM
- * untouched, so a guest sees stock behaviour for everything but pvple.
+ * The pvple hypercalls, registration of the per-vCPU shared area, and the
+ * read of a vCPU's record through its cached GPA translation.  Every number
+ * outside pvple's range goes to KVM untouched.
  */
 #include <uapi/linux/kvm_para.h>
-#include <uapi/linux/kvm_pvple.h>
 
-#include "policy.h"
 #include "pvple.h"
 #include "pvple_trace.h"
+
+/*
+ * Runs in the vCPU's own task, in process context with kvm->srcu held: it
+ * may allocate and may walk the memslots.
+ */
+static long pvple_register(struct kvm_vcpu *vcpu, gpa_t gpa,
+			   unsigned long version)
+{
+	struct gfn_to_hva_cache ghc;
+	struct pvple_vcpu *pv;
+	struct pvple_vm *vm;
+
+	vm = pvple_vm_adopt(vcpu->kvm);
+	if (!vm)
+		return -KVM_EFAULT;
+	if (version != PVPLE_ABI_VERSION) {
+		pvple_count(vm, PVPLE_STAT_REG_BAD_VERSION);
+		return -KVM_EOPNOTSUPP;
+	}
+	/* Aligned to its size, the area can never cross a page. */
+	if (!IS_ALIGNED(gpa, PVPLE_AREA_ALIGN)) {
+		pvple_count(vm, PVPLE_STAT_REG_UNALIGNED);
+		return -KVM_EINVAL;
+	}
+	pv = pvple_vcpu_get(vm, vcpu);
+	if (!pv) {
+		pvple_count(vm, PVPLE_STAT_REG_NOMEM);
+		return -KVM_EFAULT;
+	}
+	if (kvm_gfn_to_hva_cache_init(vcpu->kvm, &ghc, gpa,
+				      sizeof(struct pvple_area))) {
+		pvple_count(vm, PVPLE_STAT_REG_BAD_GPA);
+		return -KVM_EFAULT;
+	}
+	/* Registering again (reboot, kexec, lost host state) replaces. */
+	if (pv->registered)
+		pvple_count(vm, PVPLE_STAT_REG_REPLACED);
+	pv->ghc = ghc;
+	pv->gpa = gpa;
+	WRITE_ONCE(pv->registered, true);
+	pvple_count(vm, PVPLE_STAT_REG_OK);
+	return 0;
+}
+
+static long pvple_unregister(struct kvm_vcpu *vcpu)
+{
+	struct pvple_vcpu *pv = NULL;
+	struct pvple_vm *vm;
+
+	rcu_read_lock();
+	vm = pvple_vm_find(vcpu->kvm);
+	if (vm)
+		pv = pvple_vcpu_find(vm, vcpu);
+	rcu_read_unlock();
+	if (!pv || !pv->registered) {
+		pvple_count(vm, PVPLE_STAT_UNREG_UNKNOWN);
+		return 0;
+	}
+	WRITE_ONCE(pv->registered, false);
+	return 0;
+}
+
+/*
+ * One copy of the record into host memory; everything after works on the
+ * copy.  No mapping: the translation was cached at registration, and
+ * KVM revalidates it when the memslots change (a deleted slot faults).
+ */
+enum pvple_rec pvple_read_record(struct kvm_vcpu *vcpu, struct pvple_vcpu *pv,
+				 struct pvple_area *rec)
+{
+	if (!pv || !READ_ONCE(pv->registered))
+		return PVPLE_REC_UNREGISTERED;
+	if (kvm_read_guest_offset_cached(vcpu->kvm, &pv->ghc, rec, 0,
+					 sizeof(*rec)))
+		return PVPLE_REC_FAULT;
+	return pvple_rec_check(rec, vcpu->vcpu_id,
+			       vcpu->kvm->arch.max_vcpu_ids);
+}
 
 unsigned long pvple_hypercall(struct kvm_vcpu *vcpu, unsigned long nr,
 			      unsigned long a0, unsigned long a1,
@@ -16,12 +93,17 @@ unsigned long pvple_hypercall(struct kvm_vcpu *vcpu, unsigned long nr,
 			      int op_64_bit, int cpl)
 {
 	enum pvple_hc_action action = pvple_hc_decode(nr, op_64_bit, cpl);
-	unsigned long ret;
+	long ret;
 
 	if (action == PVPLE_HC_NOT_OURS)
 		return __kvm_emulate_hypercall(vcpu, nr, a0, a1, a2, a3,
 					       op_64_bit, cpl);
 
+	/* As KVM does for a 32-bit guest: nothing above bit 31 is real. */
+	if (!op_64_bit) {
+		a0 &= 0xffffffffUL;
+		a1 &= 0xffffffffUL;
+	}
 	pvple_vm_count(vcpu->kvm, PVPLE_STAT_HYPERCALLS);
 	/* Keep KVM's own per-vCPU statistic as stock KVM would. */
 	++vcpu->stat.hypercalls;
@@ -34,6 +116,18 @@ unsigned long pvple_hypercall(struct kvm_vcpu *vcpu, unsigned long nr,
 	case PVPLE_HC_PROBE:
 		pvple_vm_count(vcpu->kvm, PVPLE_STAT_HC_PROBE);
 		ret = PVPLE_ABI_VERSION;
+		break;
+	case PVPLE_HC_REGISTER:
+		pvple_vm_count(vcpu->kvm, PVPLE_STAT_HC_REGISTER);
+		ret = pvple_register(vcpu, a0, a1);
+		break;
+	case PVPLE_HC_UNREGISTER:
+		pvple_vm_count(vcpu->kvm, PVPLE_STAT_HC_UNREGISTER);
+		ret = pvple_unregister(vcpu);
+		break;
+	case PVPLE_HC_PARK:
+		/* Counted with the PLE exits, in spin.c. */
+		ret = pvple_park_hypercall(vcpu);
 		break;
 	default:
 		pvple_vm_count(vcpu->kvm, PVPLE_STAT_HC_UNKNOWN);

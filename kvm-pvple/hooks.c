@@ -159,12 +159,18 @@ void pvple_hooks_exit(void)
 {
 	int i;
 
+	/*
+	 * End the parks in progress first: unregistering the hooks takes RCU
+	 * grace periods, longer than a parked vCPU should wait.  Parks that
+	 * start meanwhile end at once.
+	 */
+	pvple_park_shutdown();
 	for (i = ARRAY_SIZE(pvple_hooks) - 1; i >= 0; i--)
 		pvple_hook_unregister(&pvple_hooks[i]);
 
 	/*
-	 * No new calls reach our replacements now.  Wait for the ones inside
-	 * (they may sleep in a yield), then for any task preempted between
+	 * No new calls reach our replacements now.  Wait for every one still
+	 * inside (a yield may sleep too), then for any task preempted between
 	 * srcu_read_unlock() and the return out of this module's text.
 	 */
 	synchronize_srcu(&pvple_srcu);

@@ -17,10 +17,73 @@
 #define CREATE_TRACE_POINTS
 #include "pvple_trace.h"
 
+static const char * const pvple_mode_names[PVPLE_NR_MODES] = {
+	[PVPLE_MODE_OFF]	= "off",
+	[PVPLE_MODE_YIELD]	= "yield",
+	[PVPLE_MODE_PARK]	= "park",
+	[PVPLE_MODE_AUTO]	= "auto",
+};
+
+int pvple_mode = PVPLE_MODE_AUTO;
+
+static int pvple_mode_set(const char *val, const struct kernel_param *kp)
+{
+	int mode = sysfs_match_string(pvple_mode_names, val);
+
+	if (mode < 0)
+		return mode;
+	WRITE_ONCE(pvple_mode, mode);
+	return 0;
+}
+
+static int pvple_mode_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n", pvple_mode_names[READ_ONCE(pvple_mode)]);
+}
+
+static const struct kernel_param_ops pvple_mode_ops = {
+	.set = pvple_mode_set,
+	.get = pvple_mode_get,
+};
+module_param_cb(mode, &pvple_mode_ops, NULL, 0644);
+MODULE_PARM_DESC(mode, "off | yield | park | auto (default): what a PLE exit with a usable record does");
+
+/*
+ * The bound on one park.  A parked spinner normally wakes when the vCPU it
+ * waits behind is scheduled in, within a host time slice or two (EEVDF's
+ * base slice is 0.75-3 ms); the bound only matters when that never comes
+ * (a stale or hostile record), and then the spinner loses at most this
+ * much before it returns to its guest and looks again.
+ */
+#define PVPLE_PARK_MAX_US_MIN	10
+#define PVPLE_PARK_MAX_US_MAX	100000
+unsigned int pvple_park_max_us = 2000;
+
+static int pvple_park_max_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int us;
+	int ret = kstrtouint(val, 0, &us);
+
+	if (ret)
+		return ret;
+	if (us < PVPLE_PARK_MAX_US_MIN || us > PVPLE_PARK_MAX_US_MAX)
+		return -ERANGE;
+	WRITE_ONCE(pvple_park_max_us, us);
+	return 0;
+}
+
+static const struct kernel_param_ops pvple_park_max_ops = {
+	.set = pvple_park_max_set,
+	.get = param_get_uint,
+};
+module_param_cb(park_max_us, &pvple_park_max_ops, &pvple_park_max_us, 0644);
+MODULE_PARM_DESC(park_max_us, "bound on one park, in microseconds (10-100000, default 2000)");
+
 static int __init pvple_init(void)
 {
 	int ret;
 
+	pvple_park_init();
 	ret = pvple_vm_init();
 	if (ret)
 		return ret;

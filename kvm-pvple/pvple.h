@@ -2,26 +2,64 @@
 /*
  * kvm-pvple internal interfaces.
  *
- * The way of one PLE exit:  hooks.c -> pvple_on_spin() -> back to KVM.
+ * The way of one PLE exit:  hooks.c -> pvple_on_spin() (spin.c): read the
+ *   spinner's record (abi.c) -> pvple_decide() (policy.c) -> yield, or
+ *   park (park.c) -> back to KVM.
  * The way of one hypercall: hooks.c -> pvple_hypercall() (abi.c).
- * The way of one vCPU load: hooks.c -> pvple_vcpu_loaded() (vm.c).
+ * The way of one vCPU load:  hooks.c -> pvple_vcpu_loaded() (park.c).
  */
 #ifndef _KVM_PVPLE_H
 #define _KVM_PVPLE_H
 
 #include <linux/kvm_host.h>
 #include <linux/percpu.h>
-#include <linux/srcu.h>
+#include <linux/xarray.h>
+
+#include <uapi/linux/kvm_pvple.h>
+
+#include "policy.h"
 
 /* Per-VM and global event counters, summed over CPUs when read. */
 enum pvple_stat {
 	PVPLE_STAT_PLE_EXITS,
 	PVPLE_STAT_HYPERCALLS,
 	PVPLE_STAT_HC_PROBE,
+	PVPLE_STAT_HC_REGISTER,
+	PVPLE_STAT_HC_UNREGISTER,
+	PVPLE_STAT_HC_PARK,
 	PVPLE_STAT_HC_UNKNOWN,
 	PVPLE_STAT_HC_EPERM,
 	PVPLE_STAT_SCHED_IN,
 	PVPLE_STAT_VCPU_LOAD,
+	/* decisions */
+	PVPLE_STAT_STOCK,
+	PVPLE_STAT_SPIN,
+	PVPLE_STAT_YIELD_TRIED,
+	PVPLE_STAT_YIELD_OK,
+	PVPLE_STAT_PARKS,
+	PVPLE_STAT_WAKE_SCHED_IN,
+	PVPLE_STAT_WAKE_TIMEOUT,
+	PVPLE_STAT_WAKE_EVENT,
+	PVPLE_STAT_WAKE_TEARDOWN,
+	PVPLE_STAT_PARK_NS,
+	/* records that could not be used, by reason */
+	PVPLE_STAT_REC_UNREGISTERED,
+	PVPLE_STAT_REC_FAULT,
+	PVPLE_STAT_REC_IDLE,
+	PVPLE_STAT_REC_TORN,
+	PVPLE_STAT_REC_BAD,
+	PVPLE_STAT_REC_TARGET_RANGE,
+	PVPLE_STAT_REC_TARGET_SELF,
+	PVPLE_STAT_REC_TARGET_ABSENT,
+	PVPLE_STAT_REC_CYCLE,
+	/* registrations refused or odd, by reason */
+	PVPLE_STAT_REG_OK,
+	PVPLE_STAT_REG_REPLACED,
+	PVPLE_STAT_REG_BAD_VERSION,
+	PVPLE_STAT_REG_UNALIGNED,
+	PVPLE_STAT_REG_BAD_GPA,
+	PVPLE_STAT_REG_NOMEM,
+	PVPLE_STAT_UNREG_UNKNOWN,
 	PVPLE_NR_STATS
 };
 
@@ -32,21 +70,42 @@ struct pvple_stats {
 /* Name of a VM as KVM's own debugfs names it: "<pid>-<fd>". */
 #define PVPLE_VM_NAME_LEN	32
 
+/*
+ * One per vCPU that ever registered; lives as long as its VM.  Only the
+ * vCPU's own task touches @ghc and @gpa (registration, and reads of its
+ * record, happen in its own exits); other vCPUs read @parked_on.
+ */
+struct pvple_vcpu {
+	struct gfn_to_hva_cache ghc;
+	gpa_t gpa;
+	bool registered;
+	struct kvm_vcpu *parked_on;
+};
+
 struct pvple_vm {
 	struct hlist_node hnode;	/* pvple_vm_hash, RCU-protected */
 	struct list_head lnode;		/* pvple_vm_list, for the stats file */
 	struct kvm *kvm;
 	struct pvple_stats __percpu *stats;
+	struct xarray vcpus;		/* vcpu_idx -> struct pvple_vcpu */
 	char name[PVPLE_VM_NAME_LEN];
 	struct rcu_head rcu;
 };
 
+/* main.c: module parameters */
+extern int pvple_mode;
+extern unsigned int pvple_park_max_us;
+
 /* vm.c */
 struct pvple_vm *pvple_vm_find(struct kvm *kvm);
+struct pvple_vm *pvple_vm_adopt(struct kvm *kvm);
+struct pvple_vcpu *pvple_vcpu_find(struct pvple_vm *vm, struct kvm_vcpu *vcpu);
+struct pvple_vcpu *pvple_vcpu_get(struct pvple_vm *vm, struct kvm_vcpu *vcpu);
 void pvple_vm_created(struct kvm *kvm);
 void pvple_vm_destroyed(struct kvm *kvm);
+void pvple_count(struct pvple_vm *vm, enum pvple_stat stat);
+void pvple_count_n(struct pvple_vm *vm, enum pvple_stat stat, u64 n);
 void pvple_vm_count(struct kvm *kvm, enum pvple_stat stat);
-void pvple_vcpu_loaded(struct kvm_vcpu *vcpu);
 int pvple_vm_init(void);
 void pvple_vm_exit(void);
 
@@ -55,9 +114,28 @@ unsigned long pvple_hypercall(struct kvm_vcpu *vcpu, unsigned long nr,
 			      unsigned long a0, unsigned long a1,
 			      unsigned long a2, unsigned long a3,
 			      int op_64_bit, int cpl);
+enum pvple_rec pvple_read_record(struct kvm_vcpu *vcpu, struct pvple_vcpu *pv,
+				 struct pvple_area *rec);
 
 /* spin.c */
 void pvple_on_spin(struct kvm_vcpu *me, bool yield_to_kernel_mode);
+long pvple_park_hypercall(struct kvm_vcpu *me);
+
+/* park.c */
+enum pvple_wake {
+	PVPLE_WAKE_SCHED_IN,
+	PVPLE_WAKE_TIMEOUT,
+	PVPLE_WAKE_EVENT,
+	PVPLE_WAKE_TEARDOWN,
+};
+
+unsigned long pvple_park_ticket(struct kvm_vcpu *target);
+enum pvple_wake pvple_park(struct kvm_vcpu *me, struct pvple_vcpu *pv,
+			   struct kvm_vcpu *target, unsigned long ticket,
+			   u64 *parked_ns);
+void pvple_vcpu_loaded(struct kvm_vcpu *vcpu);
+void pvple_park_shutdown(void);
+int pvple_park_init(void);
 
 /* hooks.c */
 int pvple_hooks_init(void);

@@ -10,17 +10,67 @@
 struct kvm;
 
 /* Every event names the VM by its struct kvm, as KVM's own events do. */
-TRACE_EVENT(kvm_pvple_ple_exit,
-	    TP_PROTO(struct kvm *kvm, int vcpu_id, bool yield_to_kernel_mode),
-	    TP_ARGS(kvm, vcpu_id, yield_to_kernel_mode),
+TRACE_EVENT(kvm_pvple_decide,
+	    TP_PROTO(struct kvm *kvm, int vcpu_id, bool hypercall, int rec,
+		     int target_id, int target_state, int action),
+	    TP_ARGS(kvm, vcpu_id, hypercall, rec, target_id, target_state,
+		    action),
 	    TP_STRUCT__entry(__field(void *, kvm)
 			     __field(int, vcpu_id)
-			     __field(bool, yield_to_kernel_mode)),
+			     __field(bool, hypercall)
+			     __field(int, rec)
+			     __field(int, target_id)
+			     __field(int, target_state)
+			     __field(int, action)),
 	    TP_fast_assign(__entry->kvm = kvm;
 			   __entry->vcpu_id = vcpu_id;
-			   __entry->yield_to_kernel_mode = yield_to_kernel_mode),
-	    TP_printk("kvm %p vcpu %d kernel_only %d", __entry->kvm,
-		      __entry->vcpu_id, __entry->yield_to_kernel_mode)
+			   __entry->hypercall = hypercall;
+			   __entry->rec = rec;
+			   __entry->target_id = target_id;
+			   __entry->target_state = target_state;
+			   __entry->action = action),
+	    TP_printk("kvm %p vcpu %d %s rec %d target %d state %d action %d",
+		      __entry->kvm, __entry->vcpu_id,
+		      __entry->hypercall ? "park-hc" : "ple", __entry->rec,
+		      __entry->target_id, __entry->target_state,
+		      __entry->action)
+);
+
+TRACE_EVENT(kvm_pvple_yield,
+	    TP_PROTO(struct kvm *kvm, int vcpu_id, int target_id, int ret),
+	    TP_ARGS(kvm, vcpu_id, target_id, ret),
+	    TP_STRUCT__entry(__field(void *, kvm)
+			     __field(int, vcpu_id)
+			     __field(int, target_id)
+			     __field(int, ret)),
+	    TP_fast_assign(__entry->kvm = kvm;
+			   __entry->vcpu_id = vcpu_id;
+			   __entry->target_id = target_id;
+			   __entry->ret = ret),
+	    TP_printk("kvm %p vcpu %d target %d ret %d", __entry->kvm,
+		      __entry->vcpu_id, __entry->target_id, __entry->ret)
+);
+
+TRACE_EVENT(kvm_pvple_wake,
+	    TP_PROTO(struct kvm *kvm, int vcpu_id, int target_id, int why,
+		     u64 parked_ns),
+	    TP_ARGS(kvm, vcpu_id, target_id, why, parked_ns),
+	    TP_STRUCT__entry(__field(void *, kvm)
+			     __field(int, vcpu_id)
+			     __field(int, target_id)
+			     __field(int, why)
+			     __field(u64, parked_ns)),
+	    TP_fast_assign(__entry->kvm = kvm;
+			   __entry->vcpu_id = vcpu_id;
+			   __entry->target_id = target_id;
+			   __entry->why = why;
+			   __entry->parked_ns = parked_ns),
+	    TP_printk("kvm %p vcpu %d target %d why %s parked_ns %llu",
+		      __entry->kvm, __entry->vcpu_id, __entry->target_id,
+		      __print_symbolic(__entry->why, { 0, "sched_in" },
+				       { 1, "timeout" }, { 2, "event" },
+				       { 3, "teardown" }),
+		      __entry->parked_ns)
 );
 
 TRACE_EVENT(kvm_pvple_hypercall,

@@ -3,8 +3,9 @@
  * Per-VM state and counters.
  *
  * A VM is tracked from kvm_arch_post_init_vm() to kvm_arch_destroy_vm().
- * VMs created before the module loaded are not tracked: their events count
- * in the global "untracked" counter and they get stock KVM behaviour.
+ * A VM created before the module loaded is adopted when one of its vCPUs
+ * first registers; until then its events count in the global
+ * "untracked_vm_events" and it gets stock KVM behaviour.
  *
  * Counters are per-CPU so that the PLE and schedule-in paths never share a
  * cache line between CPUs; readers sum them.  They are exposed in debugfs:
@@ -22,13 +23,42 @@
 #include "pvple_trace.h"
 
 static const char * const pvple_stat_names[PVPLE_NR_STATS] = {
-	[PVPLE_STAT_PLE_EXITS]	= "ple_exits",
-	[PVPLE_STAT_HYPERCALLS]	= "hypercalls",
-	[PVPLE_STAT_HC_PROBE]	= "hc_probe",
-	[PVPLE_STAT_HC_UNKNOWN]	= "hc_unknown",
-	[PVPLE_STAT_HC_EPERM]	= "hc_eperm",
-	[PVPLE_STAT_SCHED_IN]	= "sched_in",
-	[PVPLE_STAT_VCPU_LOAD]	= "vcpu_load",
+	[PVPLE_STAT_PLE_EXITS]		= "ple_exits",
+	[PVPLE_STAT_HYPERCALLS]		= "hypercalls",
+	[PVPLE_STAT_HC_PROBE]		= "hc_probe",
+	[PVPLE_STAT_HC_REGISTER]	= "hc_register",
+	[PVPLE_STAT_HC_UNREGISTER]	= "hc_unregister",
+	[PVPLE_STAT_HC_PARK]		= "hc_park",
+	[PVPLE_STAT_HC_UNKNOWN]		= "hc_unknown",
+	[PVPLE_STAT_HC_EPERM]		= "hc_eperm",
+	[PVPLE_STAT_SCHED_IN]		= "sched_in",
+	[PVPLE_STAT_VCPU_LOAD]		= "vcpu_load",
+	[PVPLE_STAT_STOCK]		= "stock",
+	[PVPLE_STAT_SPIN]		= "spin",
+	[PVPLE_STAT_YIELD_TRIED]	= "yield_tried",
+	[PVPLE_STAT_YIELD_OK]		= "yield_ok",
+	[PVPLE_STAT_PARKS]		= "parks",
+	[PVPLE_STAT_WAKE_SCHED_IN]	= "wake_sched_in",
+	[PVPLE_STAT_WAKE_TIMEOUT]	= "wake_timeout",
+	[PVPLE_STAT_WAKE_EVENT]		= "wake_event",
+	[PVPLE_STAT_WAKE_TEARDOWN]	= "wake_teardown",
+	[PVPLE_STAT_PARK_NS]		= "park_ns",
+	[PVPLE_STAT_REC_UNREGISTERED]	= "rec_unregistered",
+	[PVPLE_STAT_REC_FAULT]		= "rec_fault",
+	[PVPLE_STAT_REC_IDLE]		= "rec_idle",
+	[PVPLE_STAT_REC_TORN]		= "rec_torn",
+	[PVPLE_STAT_REC_BAD]		= "rec_bad",
+	[PVPLE_STAT_REC_TARGET_RANGE]	= "rec_target_range",
+	[PVPLE_STAT_REC_TARGET_SELF]	= "rec_target_self",
+	[PVPLE_STAT_REC_TARGET_ABSENT]	= "rec_target_absent",
+	[PVPLE_STAT_REC_CYCLE]		= "rec_cycle",
+	[PVPLE_STAT_REG_OK]		= "reg_ok",
+	[PVPLE_STAT_REG_REPLACED]	= "reg_replaced",
+	[PVPLE_STAT_REG_BAD_VERSION]	= "reg_bad_version",
+	[PVPLE_STAT_REG_UNALIGNED]	= "reg_unaligned",
+	[PVPLE_STAT_REG_BAD_GPA]	= "reg_bad_gpa",
+	[PVPLE_STAT_REG_NOMEM]		= "reg_nomem",
+	[PVPLE_STAT_UNREG_UNKNOWN]	= "unreg_unknown",
 };
 
 static DEFINE_PER_CPU(struct pvple_stats, pvple_global_stats);
@@ -52,31 +82,49 @@ struct pvple_vm *pvple_vm_find(struct kvm *kvm)
 	return NULL;
 }
 
-void pvple_vm_count(struct kvm *kvm, enum pvple_stat stat)
+void pvple_count_n(struct pvple_vm *vm, enum pvple_stat stat, u64 n)
 {
-	struct pvple_vm *vm;
-
-	this_cpu_inc(pvple_global_stats.v[stat]);
-	rcu_read_lock();
-	vm = pvple_vm_find(kvm);
+	this_cpu_add(pvple_global_stats.v[stat], n);
 	if (vm)
-		this_cpu_inc(vm->stats->v[stat]);
+		this_cpu_add(vm->stats->v[stat], n);
 	else
 		this_cpu_inc(pvple_untracked_events);
+}
+
+void pvple_count(struct pvple_vm *vm, enum pvple_stat stat)
+{
+	pvple_count_n(vm, stat, 1);
+}
+
+void pvple_vm_count(struct kvm *kvm, enum pvple_stat stat)
+{
+	rcu_read_lock();
+	pvple_count(pvple_vm_find(kvm), stat);
 	rcu_read_unlock();
 }
 
-void pvple_vcpu_loaded(struct kvm_vcpu *vcpu)
+struct pvple_vcpu *pvple_vcpu_find(struct pvple_vm *vm, struct kvm_vcpu *vcpu)
 {
-	/*
-	 * KVM's sched-in notifier loads the vCPU while ->scheduled_out is still
-	 * set; an ioctl's vcpu_load() does not.
-	 */
-	bool sched_in = READ_ONCE(vcpu->scheduled_out);
+	return xa_load(&vm->vcpus, vcpu->vcpu_idx);
+}
 
-	trace_kvm_pvple_vcpu_load(vcpu->kvm, vcpu->vcpu_id, sched_in);
-	pvple_vm_count(vcpu->kvm, sched_in ? PVPLE_STAT_SCHED_IN :
-			PVPLE_STAT_VCPU_LOAD);
+/* The vCPU's own state, allocated on first use; process context only. */
+struct pvple_vcpu *pvple_vcpu_get(struct pvple_vm *vm, struct kvm_vcpu *vcpu)
+{
+	struct pvple_vcpu *pv = xa_load(&vm->vcpus, vcpu->vcpu_idx), *old;
+
+	if (pv)
+		return pv;
+	pv = kzalloc(sizeof(*pv), GFP_KERNEL_ACCOUNT);
+	if (!pv)
+		return NULL;
+	old = xa_cmpxchg(&vm->vcpus, vcpu->vcpu_idx, NULL, pv,
+			 GFP_KERNEL_ACCOUNT);
+	if (old || xa_is_err(old)) {
+		kfree(pv);
+		return xa_is_err(old) ? NULL : old;
+	}
+	return pv;
 }
 
 static void pvple_vm_name(struct pvple_vm *vm, struct kvm *kvm)
@@ -89,37 +137,87 @@ static void pvple_vm_name(struct pvple_vm *vm, struct kvm *kvm)
 		strscpy(vm->name, kvm->stats_id, sizeof(vm->name));
 }
 
-/* Called on entry to ftrace callbacks: must not sleep. */
-void pvple_vm_created(struct kvm *kvm)
+static struct pvple_vm *pvple_vm_alloc(struct kvm *kvm, gfp_t gfp)
 {
 	struct pvple_vm *vm;
 
-	vm = kzalloc(sizeof(*vm), GFP_ATOMIC | __GFP_ACCOUNT);
+	vm = kzalloc(sizeof(*vm), gfp | __GFP_ACCOUNT);
 	if (vm)
 		vm->stats = alloc_percpu_gfp(struct pvple_stats,
-					     GFP_ATOMIC | __GFP_ACCOUNT);
+					     gfp | __GFP_ACCOUNT);
 	if (!vm || !vm->stats) {
 		kfree(vm);
 		atomic64_inc(&pvple_vm_alloc_failed);
-		return;
+		return NULL;
 	}
 	vm->kvm = kvm;
+	xa_init(&vm->vcpus);
 	pvple_vm_name(vm, kvm);
+	return vm;
+}
+
+static void pvple_vm_free(struct pvple_vm *vm)
+{
+	struct pvple_vcpu *pv;
+	unsigned long i;
+
+	xa_for_each(&vm->vcpus, i, pv)
+		kfree(pv);
+	xa_destroy(&vm->vcpus);
+	free_percpu(vm->stats);
+	kfree(vm);
+}
+
+/* Returns the tracked VM for @kvm: @vm if it went in, or the one before. */
+static struct pvple_vm *pvple_vm_insert(struct pvple_vm *vm)
+{
+	struct pvple_vm *old;
 
 	spin_lock(&pvple_vm_lock);
-	hash_add_rcu(pvple_vm_hash, &vm->hnode, (unsigned long)kvm);
-	list_add_tail(&vm->lnode, &pvple_vm_list);
+	old = pvple_vm_find(vm->kvm);
+	if (!old) {
+		hash_add_rcu(pvple_vm_hash, &vm->hnode, (unsigned long)vm->kvm);
+		list_add_tail(&vm->lnode, &pvple_vm_list);
+	}
 	spin_unlock(&pvple_vm_lock);
+	if (old) {
+		pvple_vm_free(vm);
+		return old;
+	}
 	atomic64_inc(&pvple_vms_created);
-	trace_kvm_pvple_vm(kvm, vm->name, true);
+	trace_kvm_pvple_vm(vm->kvm, vm->name, true);
+	return vm;
+}
+
+/* Called on entry to ftrace callbacks: must not sleep. */
+void pvple_vm_created(struct kvm *kvm)
+{
+	struct pvple_vm *vm = pvple_vm_alloc(kvm, GFP_ATOMIC);
+
+	if (vm)
+		pvple_vm_insert(vm);
+}
+
+/*
+ * A VM that existed before the module loaded, found by its first pvple
+ * registration (process context, kvm->srcu held, the VM alive).
+ */
+struct pvple_vm *pvple_vm_adopt(struct kvm *kvm)
+{
+	struct pvple_vm *vm;
+
+	rcu_read_lock();
+	vm = pvple_vm_find(kvm);
+	rcu_read_unlock();
+	if (vm)
+		return vm;
+	vm = pvple_vm_alloc(kvm, GFP_KERNEL);
+	return vm ? pvple_vm_insert(vm) : NULL;
 }
 
 static void pvple_vm_free_rcu(struct rcu_head *head)
 {
-	struct pvple_vm *vm = container_of(head, struct pvple_vm, rcu);
-
-	free_percpu(vm->stats);
-	kfree(vm);
+	pvple_vm_free(container_of(head, struct pvple_vm, rcu));
 }
 
 static void pvple_vm_unlink(struct pvple_vm *vm)
