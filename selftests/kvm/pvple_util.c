@@ -53,8 +53,15 @@ bool pvple_vm_counts(struct kvm_vm *vm, struct pvple_counts *c)
 		size_t off;
 	} fields[] = {
 #define F(x) { #x, offsetof(struct pvple_counts, x) }
-		F(ple_exits), F(hypercalls), F(hc_probe), F(hc_unknown),
-		F(hc_eperm), F(sched_in), F(vcpu_load),
+		F(ple_exits), F(hypercalls), F(hc_probe), F(hc_register),
+		F(hc_unregister), F(hc_park), F(hc_unknown), F(hc_eperm),
+		F(sched_in), F(vcpu_load), F(stock), F(spin),
+		F(yield_tried), F(yield_ok), F(parks), F(wake_sched_in),
+		F(wake_timeout), F(wake_event), F(wake_teardown), F(park_ns),
+		F(rec_unregistered), F(rec_fault), F(rec_idle), F(rec_torn),
+		F(rec_bad), F(rec_target_range), F(rec_target_self), F(rec_target_absent),
+		F(rec_cycle), F(reg_ok), F(reg_replaced), F(reg_bad_version),
+		F(reg_unaligned), F(reg_bad_gpa), F(reg_nomem), F(unreg_unknown),
 #undef F
 	};
 	char want[64], line[1024];
@@ -126,8 +133,14 @@ static void *vcpu_thread(void *arg)
 			    "pin vCPU %u to CPU %d", t->vcpu->id, t->cpu);
 	}
 	for (;;) {
+		u64 before = pvple_thread_nivcsw(t->tid);
+		int r;
+
 		/* Not vcpu_run(): it retries on EINTR, and EINTR is our kick. */
-		if (__vcpu_run(t->vcpu) && errno == EINTR) {
+		r = __vcpu_run(t->vcpu);
+		t->nivcsw += pvple_thread_nivcsw(t->tid) - before;
+		t->runs++;
+		if (r && errno == EINTR) {
 			vcpu_regs_get(t->vcpu, &regs);
 			pr_info("# vCPU %u stuck: rip=0x%llx rax=0x%llx rcx=0x%llx%s",
 				t->vcpu->id, regs.rip, regs.rax, regs.rcx, "\n");
@@ -138,7 +151,6 @@ static void *vcpu_thread(void *arg)
 		case UCALL_SYNC:
 			break;
 		case UCALL_DONE:
-			t->nivcsw = pvple_thread_nivcsw(t->tid);
 			__atomic_store_n(&t->done, 1, __ATOMIC_RELEASE);
 			return NULL;
 		case UCALL_ABORT:
@@ -205,4 +217,100 @@ void pvple_wait_vcpus(struct pvple_vcpu_thread *t, int n, int timeout_s)
 		TEST_ASSERT(t[i].done,
 			    "vCPU %u did not finish within %d s (see stacks above)",
 			    t[i].vcpu->id, timeout_s);
+}
+
+static void write_file(const char *path, const char *val)
+{
+	FILE *f = fopen(path, "w");
+
+	TEST_ASSERT(f, "open %s", path);
+	TEST_ASSERT(fputs(val, f) >= 0 && !fclose(f), "write '%s' to %s",
+		    val, path);
+}
+
+void pvple_param_set(const char *name, const char *val)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/module/kvm_pvple/parameters/%s",
+		 name);
+	write_file(path, val);
+}
+
+void pvple_param_get(const char *name, char *buf, size_t len)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/kvm_pvple/parameters/%s",
+		 name);
+	f = fopen(path, "r");
+	TEST_ASSERT(f && fgets(buf, len, f), "read %s", path);
+	buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+}
+
+static const char *tracefs(void)
+{
+	return access("/sys/kernel/tracing/trace", F_OK) ?
+	       "/sys/kernel/debug/tracing" : "/sys/kernel/tracing";
+}
+
+static void trace_events(const char *on)
+{
+	static const char * const events[] = {
+		"kvm_pvple_yield", "kvm_pvple_wake",
+	};
+	char path[160];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(events); i++) {
+		snprintf(path, sizeof(path), "%s/events/kvm_pvple/%s/enable",
+			 tracefs(), events[i]);
+		write_file(path, on);
+	}
+}
+
+void pvple_trace_begin(void)
+{
+	char path[160];
+
+	snprintf(path, sizeof(path), "%s/trace", tracefs());
+	write_file(path, "");
+	trace_events("1");
+}
+
+#define WAKE_FMT "kvm_pvple_wake: kvm %*s vcpu %d target %d why %15s parked_ns %lu"
+
+int pvple_trace_end(struct pvple_event *ev, int max)
+{
+	char path[160], line[512];
+	int n = 0;
+	FILE *f;
+
+	trace_events("0");
+	snprintf(path, sizeof(path), "%s/trace", tracefs());
+	f = fopen(path, "r");
+	TEST_ASSERT(f, "open %s", path);
+	while (n < max && fgets(line, sizeof(line), f)) {
+		struct pvple_event *e = &ev[n];
+		char *p;
+
+		memset(e, 0, sizeof(*e));
+		p = strstr(line, "kvm_pvple_yield: ");
+		if (p && sscanf(p, "kvm_pvple_yield: kvm %*s vcpu %d target %d ret %d",
+				&e->vcpu, &e->target, &e->ret) == 3) {
+			e->type = PVPLE_EV_YIELD;
+			n++;
+			continue;
+		}
+		p = strstr(line, "kvm_pvple_wake: ");
+		if (p && sscanf(p, WAKE_FMT, &e->vcpu, &e->target, e->why,
+				&e->parked_ns) == 4) {
+			e->type = PVPLE_EV_WAKE;
+			n++;
+		}
+	}
+	fclose(f);
+	return n;
 }

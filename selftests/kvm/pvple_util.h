@@ -19,11 +19,60 @@ struct pvple_counts {
 	u64 ple_exits;
 	u64 hypercalls;
 	u64 hc_probe;
+	u64 hc_register;
+	u64 hc_unregister;
+	u64 hc_park;
 	u64 hc_unknown;
 	u64 hc_eperm;
 	u64 sched_in;
 	u64 vcpu_load;
+	u64 stock;
+	u64 spin;
+	u64 yield_tried;
+	u64 yield_ok;
+	u64 parks;
+	u64 wake_sched_in;
+	u64 wake_timeout;
+	u64 wake_event;
+	u64 wake_teardown;
+	u64 park_ns;
+	u64 rec_unregistered;
+	u64 rec_fault;
+	u64 rec_idle;
+	u64 rec_torn;
+	u64 rec_bad;
+	u64 rec_target_range;
+	u64 rec_target_self;
+	u64 rec_target_absent;
+	u64 rec_cycle;
+	u64 reg_ok;
+	u64 reg_replaced;
+	u64 reg_bad_version;
+	u64 reg_unaligned;
+	u64 reg_bad_gpa;
+	u64 reg_nomem;
+	u64 unreg_unknown;
 };
+
+/* Module parameters: set (failing the test on error) and read back. */
+void pvple_param_set(const char *name, const char *val);
+void pvple_param_get(const char *name, char *buf, size_t len);
+
+/*
+ * The module's tracepoints, read back from tracefs.  Tests that use them
+ * must run alone on the host: the events are not filtered by VM.
+ */
+struct pvple_event {
+	enum { PVPLE_EV_YIELD, PVPLE_EV_WAKE } type;
+	int vcpu, target;
+	int ret;		/* yield: kvm_vcpu_yield_to()'s result */
+	char why[16];		/* wake: sched_in, timeout, event, teardown */
+	u64 parked_ns;
+};
+
+void pvple_trace_begin(void);
+/* Stops tracing; returns the number of events stored in @ev. */
+int pvple_trace_end(struct pvple_event *ev, int max);
 
 bool pvple_module_loaded(void);
 /* True when the pause-filter test fixture made every PAUSE exit. */
@@ -47,7 +96,12 @@ struct pvple_vcpu_thread {
 	int cpu;		/* pin to this host CPU, or -1 */
 	int done;
 	pid_t tid;
-	u64 nivcsw;	/* involuntary switches, read when done */
+	/*
+	 * Involuntary switches of the thread while in KVM_RUN, give or take
+	 * the entry and exit of each of its @runs KVM_RUN calls.
+	 */
+	u64 nivcsw;
+	u64 runs;
 };
 
 void pvple_start_vcpus(struct pvple_vcpu_thread *t, int n);

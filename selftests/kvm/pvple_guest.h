@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Guest-side pvple, for selftest guests: what a guest kernel does (see
+ * guest-pvlock/), reduced to what synthetic guests need.  Runs in the guest.
+ */
+#ifndef SELFTEST_PVPLE_GUEST_H
+#define SELFTEST_PVPLE_GUEST_H
+
+#include <linux/kvm_para.h>
+#include <uapi/linux/kvm_pvple.h>
+
+#include "processor.h"
+
+static inline long pvple_guest_register(u64 gpa)
+{
+	return kvm_hypercall(KVM_HC_PVPLE_REGISTER, gpa, PVPLE_ABI_VERSION,
+			     0, 0);
+}
+
+static inline long pvple_guest_park(void)
+{
+	return kvm_hypercall(KVM_HC_PVPLE_PARK, 0, 0, 0, 0);
+}
+
+/* Only this vCPU writes its area: compiler ordering is all it needs. */
+static inline void pvple_guest_publish(struct pvple_area *a, u32 target,
+				       u32 role)
+{
+	WRITE_ONCE(a->seq, a->seq + 1);
+	barrier();
+	a->target = target;
+	a->role = role;
+	a->state = PVPLE_STATE_WAITING;
+	barrier();
+	WRITE_ONCE(a->seq, a->seq + 1);
+}
+
+static inline void pvple_guest_clear(struct pvple_area *a)
+{
+	WRITE_ONCE(a->seq, a->seq + 1);
+	barrier();
+	a->state = PVPLE_STATE_IDLE;
+	barrier();
+	WRITE_ONCE(a->seq, a->seq + 1);
+}
+
+/*
+ * A ticket lock whose waiters publish the current holder.  @use_hc: spin
+ * with the park hypercall (hosts without PLE) instead of PAUSE alone.
+ */
+struct pvple_ticket_lock {
+	u32 next;
+	u32 owner;
+	u32 holder;
+};
+
+static inline void pvple_ticket_lock(struct pvple_ticket_lock *l, u32 me,
+				     struct pvple_area *a, bool use_hc)
+{
+	u32 ticket = __atomic_fetch_add(&l->next, 1, __ATOMIC_ACQUIRE);
+	u32 published = ~0u;
+
+	while (__atomic_load_n(&l->owner, __ATOMIC_ACQUIRE) != ticket) {
+		u32 holder = READ_ONCE(l->holder);
+
+		if (a && holder != published && holder != me) {
+			pvple_guest_publish(a, holder, PVPLE_ROLE_HOLDER);
+			published = holder;
+		}
+		if (use_hc && a)
+			pvple_guest_park();
+		else
+			asm volatile("pause" ::: "memory");
+	}
+	if (a && published != ~0u)
+		pvple_guest_clear(a);
+	WRITE_ONCE(l->holder, me);
+}
+
+static inline void pvple_ticket_unlock(struct pvple_ticket_lock *l)
+{
+	__atomic_store_n(&l->owner, l->owner + 1, __ATOMIC_RELEASE);
+}
+
+#endif

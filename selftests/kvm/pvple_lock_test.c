@@ -1,0 +1,726 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kvm-pvple acting on what the guest publishes: directed yield to the
+ * preempted lock holder, parking until it runs, the bound on a park, the
+ * events that end one, unload under a parked vCPU, stock behaviour for a
+ * guest that publishes nothing, and every kind of hostile input.
+ *
+ * Preemption is made deterministic by pinning the vCPU threads that matter
+ * to one host CPU.  PLE-path tests need a host that intercepts PAUSE (the
+ * pause-filter fixture in the test host); the park hypercall path does not.
+ * Tests that read the module's tracepoints must run alone on the host.
+ */
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "kvm_util.h"
+#include "processor.h"
+#include "ucall_common.h"
+#include "pvple_guest.h"
+#include "pvple_util.h"
+
+#define TIMEOUT_S		120
+#define HARNESS_TIMEOUT_S	600
+#define MAX_EVENTS		65536
+
+FIXTURE(pvple) {};
+FIXTURE_SETUP(pvple) {}
+FIXTURE_TEARDOWN(pvple) {}
+
+/* Guest state: one copy per VM, shared with the host through its HVA. */
+static struct pvple_area guest_areas[PVPLE_MAX_VCPUS] __aligned(PVPLE_AREA_ALIGN);
+static u64 guest_area_gpa[PVPLE_MAX_VCPUS];
+static struct pvple_ticket_lock guest_lock;
+static u64 guest_held, guest_release, guest_stop, guest_go[PVPLE_MAX_VCPUS];
+static u64 guest_kick_now, guest_loops[PVPLE_MAX_VCPUS];
+static u64 guest_res[PVPLE_MAX_VCPUS][32];
+
+/* The guest's copy of a u64 global, seen from the host. */
+static u64 *host_ptr(struct kvm_vm *vm, u64 *g)
+{
+	return addr_gva2hva(vm, (vm_vaddr_t)g);
+}
+
+#define SET(vm, g, v)	WRITE_ONCE(*host_ptr(vm, &(g)), v)
+#define GET(vm, g)	READ_ONCE(*host_ptr(vm, &(g)))
+
+static void guest_register(u32 id)
+{
+	GUEST_ASSERT_EQ(pvple_guest_register(guest_area_gpa[id]), 0);
+}
+
+static struct kvm_vm *create_vm(int n, void *code, struct pvple_vcpu_thread *t,
+				int pin)
+{
+	struct kvm_vcpu *vcpus[PVPLE_MAX_VCPUS];
+	struct kvm_vm *vm = vm_create_with_vcpus(n, code, vcpus);
+	int i;
+
+	for (i = 0; i < n; i++) {
+		vcpu_args_set(vcpus[i], 1, i);
+		t[i] = (struct pvple_vcpu_thread){ .vcpu = vcpus[i], .cpu = pin };
+		guest_area_gpa[i] = addr_gva2gpa(vm, (vm_vaddr_t)&guest_areas[i]);
+	}
+	sync_global_to_guest(vm, guest_area_gpa);
+	return vm;
+}
+
+static const char *unsupported(bool need_ple)
+{
+	if (!pvple_module_loaded())
+		return "kvm-pvple is not loaded";
+	if (need_ple && !pvple_ple_enabled())
+		return "host does not intercept PAUSE (no PLE or pause filter)";
+	return NULL;
+}
+
+static void set_params(const char *mode, const char *park_max_us)
+{
+	pvple_param_set("mode", mode);
+	pvple_param_set("park_max_us", park_max_us);
+}
+
+/* Polls the VM's counters until @pred holds or @secs pass. */
+static bool wait_counts(struct kvm_vm *vm, struct pvple_counts *c,
+			bool (*pred)(struct pvple_counts *c), int secs)
+{
+	int ms;
+
+	for (ms = 0; ms < secs * 1000; ms += 10) {
+		if (pvple_vm_counts(vm, c) && pred(c))
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+static bool three_yields(struct pvple_counts *c) { return c->yield_ok >= 3; }
+static bool three_parks(struct pvple_counts *c) { return c->parks >= 3; }
+static bool one_park(struct pvple_counts *c) { return c->parks >= 1; }
+static bool five_timeouts(struct pvple_counts *c) { return c->wake_timeout >= 5; }
+static bool one_event(struct pvple_counts *c) { return c->wake_event >= 1; }
+
+/*
+ * vCPU 0 takes the lock and keeps it until the host says; vCPU 1 waits
+ * for it, publishing vCPU 0 as the holder; vCPU 2 and up are bystanders:
+ * runnable, preempted as often as the holder, and never worth a yield.
+ */
+static void guest_holder_waiter(u32 id, bool use_hc)
+{
+	guest_register(id);
+	if (id == 0) {
+		pvple_ticket_lock(&guest_lock, 0, &guest_areas[0], false);
+		WRITE_ONCE(guest_held, 1);
+		while (!READ_ONCE(guest_release))
+			;
+		pvple_ticket_unlock(&guest_lock);
+	} else if (id == 1) {
+		while (!READ_ONCE(guest_held))
+			;
+		pvple_ticket_lock(&guest_lock, 1, &guest_areas[1], use_hc);
+		pvple_ticket_unlock(&guest_lock);
+	} else {
+		while (!READ_ONCE(guest_stop))
+			;
+	}
+	GUEST_DONE();
+}
+
+static void guest_pause_waiter(u32 id)
+{
+	guest_holder_waiter(id, false);
+}
+
+static void guest_hc_waiter(u32 id)
+{
+	guest_holder_waiter(id, true);
+}
+
+static void release_and_wait(struct kvm_vm *vm, struct pvple_vcpu_thread *t,
+			     int n)
+{
+	SET(vm, guest_release, 1);
+	SET(vm, guest_stop, 1);
+	pvple_wait_vcpus(t, n, TIMEOUT_S);
+}
+
+TEST_F_TIMEOUT(pvple, yield_to_preempted_holder, HARNESS_TIMEOUT_S)
+{
+	struct pvple_vcpu_thread t[3];
+	struct pvple_event *ev = calloc(MAX_EVENTS, sizeof(*ev));
+	int i, n, to_holder = 0, to_other = 0;
+	struct pvple_counts c;
+	struct kvm_vm *vm;
+
+	if (unsupported(true))
+		SKIP(return, "%s", unsupported(true));
+	set_params("yield", "2000");
+	vm = create_vm(3, guest_pause_waiter, t, 0);
+	pvple_trace_begin();
+	pvple_start_vcpus(t, 3);
+	ASSERT_TRUE(wait_counts(vm, &c, three_yields, TIMEOUT_S))
+		TH_LOG("fewer than 3 directed yields succeeded");
+	release_and_wait(vm, t, 3);
+	n = pvple_trace_end(ev, MAX_EVENTS);
+
+	for (i = 0; i < n; i++) {
+		if (ev[i].type != PVPLE_EV_YIELD)
+			continue;
+		ASSERT_EQ(ev[i].vcpu, 1);
+		if (ev[i].target == 0)
+			to_holder++;
+		else
+			to_other++;
+	}
+	ASSERT_TRUE(pvple_vm_counts(vm, &c));
+	ksft_print_msg("yields to the holder %d, to anyone else %d; ple_exits %lu yield_ok %lu\n",
+		       to_holder, to_other, c.ple_exits, c.yield_ok);
+	ASSERT_GE(to_holder, 3);
+	ASSERT_EQ(to_other, 0);
+	ASSERT_EQ(c.parks, 0);
+	kvm_vm_free(vm);
+	free(ev);
+}
+
+static void check_parks_end_on_sched_in(struct __test_metadata *_metadata,
+					struct kvm_vm *vm,
+					struct pvple_event *ev, int n)
+{
+	int i, sched_in = 0;
+	struct pvple_counts c;
+
+	for (i = 0; i < n; i++) {
+		if (ev[i].type != PVPLE_EV_WAKE)
+			continue;
+		ASSERT_EQ(ev[i].vcpu, 1);
+		ASSERT_EQ(ev[i].target, 0);
+		sched_in += !strcmp(ev[i].why, "sched_in");
+	}
+	ASSERT_TRUE(pvple_vm_counts(vm, &c));
+	ksft_print_msg("parks %lu: sched_in %lu timeout %lu event %lu; traced sched_in wakes %d\n",
+		       c.parks, c.wake_sched_in, c.wake_timeout, c.wake_event,
+		       sched_in);
+	ASSERT_GE(c.parks, 3);
+	ASSERT_GE(sched_in, 3);
+	/* 100 ms is far beyond any time slice: a lost wake-up would show here. */
+	ASSERT_EQ(c.wake_timeout, 0);
+	ASSERT_EQ(c.yield_tried, 0);
+}
+
+TEST_F_TIMEOUT(pvple, park_until_holder_runs, HARNESS_TIMEOUT_S)
+{
+	struct pvple_event *ev = calloc(MAX_EVENTS, sizeof(*ev));
+	struct pvple_vcpu_thread t[2];
+	struct pvple_counts c;
+	struct kvm_vm *vm;
+
+	if (unsupported(true))
+		SKIP(return, "%s", unsupported(true));
+	set_params("park", "100000");
+	vm = create_vm(2, guest_pause_waiter, t, 0);
+	pvple_trace_begin();
+	pvple_start_vcpus(t, 2);
+	ASSERT_TRUE(wait_counts(vm, &c, three_parks, TIMEOUT_S));
+	release_and_wait(vm, t, 2);
+	check_parks_end_on_sched_in(_metadata, vm, ev,
+				    pvple_trace_end(ev, MAX_EVENTS));
+	kvm_vm_free(vm);
+	free(ev);
+}
+
+/* The same through the park hypercall: no PLE needed. */
+TEST_F_TIMEOUT(pvple, park_hypercall_until_holder_runs, HARNESS_TIMEOUT_S)
+{
+	struct pvple_event *ev = calloc(MAX_EVENTS, sizeof(*ev));
+	struct pvple_vcpu_thread t[2];
+	struct pvple_counts c;
+	struct kvm_vm *vm;
+
+	if (unsupported(false))
+		SKIP(return, "%s", unsupported(false));
+	set_params("park", "100000");
+	vm = create_vm(2, guest_hc_waiter, t, 0);
+	pvple_trace_begin();
+	pvple_start_vcpus(t, 2);
+	ASSERT_TRUE(wait_counts(vm, &c, three_parks, TIMEOUT_S));
+	release_and_wait(vm, t, 2);
+	check_parks_end_on_sched_in(_metadata, vm, ev,
+				    pvple_trace_end(ev, MAX_EVENTS));
+	ASSERT_TRUE(pvple_vm_counts(vm, &c));
+	ASSERT_GE(c.hc_park, c.parks);
+	kvm_vm_free(vm);
+	free(ev);
+}
+
+/*
+ * vCPU 0 holds; vCPU k > 0 waits behind vCPU k - 1 (an MCS-like queue):
+ * each waiter parks behind a vCPU that is itself parked, and must be woken
+ * by that vCPU's schedule-in, in chain order, with no park left to time out.
+ */
+static u64 guest_order_seq, guest_order[PVPLE_MAX_VCPUS];
+
+static void guest_chain(u32 id)
+{
+	guest_register(id);
+	if (id) {
+		pvple_guest_publish(&guest_areas[id], id - 1,
+				    id == 1 ? PVPLE_ROLE_HOLDER :
+				    PVPLE_ROLE_PREDECESSOR);
+		while (!READ_ONCE(guest_go[id]))
+			asm volatile("pause" ::: "memory");
+		pvple_guest_clear(&guest_areas[id]);
+		guest_order[id] = __atomic_add_fetch(&guest_order_seq, 1,
+						     __ATOMIC_SEQ_CST);
+	} else {
+		while (!READ_ONCE(guest_release))
+			;
+	}
+	if (id + 1 < PVPLE_MAX_VCPUS)
+		WRITE_ONCE(guest_go[id + 1], 1);
+	GUEST_DONE();
+}
+
+TEST_F_TIMEOUT(pvple, chain_wakes_in_order, HARNESS_TIMEOUT_S)
+{
+	struct pvple_event *ev = calloc(MAX_EVENTS, sizeof(*ev));
+	int i, n, woken_by_pred[4] = { 0 };
+	struct pvple_vcpu_thread t[4];
+	struct pvple_counts c;
+	struct kvm_vm *vm;
+
+	if (unsupported(true))
+		SKIP(return, "%s", unsupported(true));
+	set_params("park", "100000");
+	vm = create_vm(4, guest_chain, t, 0);
+	pvple_trace_begin();
+	pvple_start_vcpus(t, 4);
+	ASSERT_TRUE(wait_counts(vm, &c, three_parks, TIMEOUT_S));
+	usleep(200000);
+	release_and_wait(vm, t, 4);
+	n = pvple_trace_end(ev, MAX_EVENTS);
+
+	for (i = 0; i < n; i++) {
+		if (ev[i].type != PVPLE_EV_WAKE)
+			continue;
+		ASSERT_GE(ev[i].vcpu, 1);
+		ASSERT_LE(ev[i].vcpu, 3);
+		/* Each waiter parks behind its own predecessor only. */
+		ASSERT_EQ(ev[i].target, ev[i].vcpu - 1);
+		woken_by_pred[ev[i].vcpu] += !strcmp(ev[i].why, "sched_in");
+	}
+	ASSERT_TRUE(pvple_vm_counts(vm, &c));
+	ksft_print_msg("sched_in wakes by waiter: %d %d %d; parks %lu timeouts %lu\n",
+		       woken_by_pred[1], woken_by_pred[2], woken_by_pred[3],
+		       c.parks, c.wake_timeout);
+	for (i = 1; i <= 3; i++)
+		ASSERT_GE(woken_by_pred[i], 1) TH_LOG("waiter %d never woken", i);
+	ASSERT_EQ(c.wake_timeout, 0);
+	/* The queue hands over in order, and nobody was skipped. */
+	sync_global_from_guest(vm, guest_order);
+	for (i = 1; i <= 3; i++)
+		ASSERT_EQ(guest_order[i], i);
+	kvm_vm_free(vm);
+	free(ev);
+}
+
+/*
+ * vCPU 0 never runs (its thread is never started): vCPU 1 waits behind it
+ * and nothing will ever wake it but the bound, or an event.
+ */
+static void guest_wait_behind_absent(u32 id)
+{
+	guest_register(id);
+	if (id == 1) {
+		pvple_guest_publish(&guest_areas[1], 0, PVPLE_ROLE_HOLDER);
+		while (!READ_ONCE(guest_release)) {
+			asm volatile("pause" ::: "memory");
+			WRITE_ONCE(guest_loops[1], guest_loops[1] + 1);
+		}
+		pvple_guest_clear(&guest_areas[1]);
+	} else {
+		while (!READ_ONCE(guest_stop)) {
+			if (READ_ONCE(guest_kick_now))
+				kvm_hypercall(KVM_HC_KICK_CPU, 0, 1, 0, 0);
+		}
+	}
+	GUEST_DONE();
+}
+
+TEST_F_TIMEOUT(pvple, park_bound_holds, HARNESS_TIMEOUT_S)
+{
+	const u64 bound_ns = 5000 * 1000ULL, slack_ns = 50 * 1000 * 1000ULL;
+	struct pvple_event *ev = calloc(MAX_EVENTS, sizeof(*ev));
+	u64 min_ns = ~0ULL, max_ns = 0;
+	struct pvple_vcpu_thread t[2];
+	int i, n, timeouts = 0;
+	struct pvple_counts c;
+	struct kvm_vm *vm;
+
+	if (unsupported(true))
+		SKIP(return, "%s", unsupported(true));
+	set_params("park", "5000");
+	vm = create_vm(2, guest_wait_behind_absent, t, 0);
+	pvple_trace_begin();
+	pvple_start_vcpus(&t[1], 1);
+	ASSERT_TRUE(wait_counts(vm, &c, five_timeouts, TIMEOUT_S));
+	SET(vm, guest_release, 1);
+	pvple_wait_vcpus(&t[1], 1, TIMEOUT_S);
+	n = pvple_trace_end(ev, MAX_EVENTS);
+
+	for (i = 0; i < n; i++) {
+		if (ev[i].type != PVPLE_EV_WAKE || strcmp(ev[i].why, "timeout"))
+			continue;
+		timeouts++;
+		min_ns = ev[i].parked_ns < min_ns ? ev[i].parked_ns : min_ns;
+		max_ns = ev[i].parked_ns > max_ns ? ev[i].parked_ns : max_ns;
+	}
+	ksft_print_msg("%d parks ended by the 5 ms bound, after %lu..%lu us\n",
+		       timeouts, min_ns / 1000, max_ns / 1000);
+	ASSERT_GE(timeouts, 5);
+	ASSERT_GE(min_ns, bound_ns);
+	ASSERT_LE(max_ns, bound_ns + slack_ns);
+	kvm_vm_free(vm);
+	free(ev);
+}
+
+TEST_F_TIMEOUT(pvple, event_ends_park, HARNESS_TIMEOUT_S)
+{
+	struct pvple_event *ev = calloc(MAX_EVENTS, sizeof(*ev));
+	struct pvple_vcpu_thread t[3];
+	int i, n, early = 0;
+	struct pvple_counts c;
+	struct kvm_vm *vm;
+
+	if (unsupported(true))
+		SKIP(return, "%s", unsupported(true));
+	set_params("park", "100000");
+	vm = create_vm(3, guest_wait_behind_absent, t, -1);
+	pvple_trace_begin();
+	pvple_start_vcpus(&t[1], 2);
+	ASSERT_TRUE(wait_counts(vm, &c, one_park, TIMEOUT_S));
+	/* vCPU 2 now PV-kicks vCPU 1 (APIC ID 1) over and over. */
+	SET(vm, guest_kick_now, 1);
+	ASSERT_TRUE(wait_counts(vm, &c, one_event, TIMEOUT_S));
+	SET(vm, guest_release, 1);
+	SET(vm, guest_stop, 1);
+	pvple_wait_vcpus(&t[1], 2, TIMEOUT_S);
+	n = pvple_trace_end(ev, MAX_EVENTS);
+
+	for (i = 0; i < n; i++)
+		early += ev[i].type == PVPLE_EV_WAKE &&
+			 !strcmp(ev[i].why, "event") &&
+			 ev[i].parked_ns < 100000 * 1000ULL;
+	ksft_print_msg("%d parks ended early by an event\n", early);
+	ASSERT_GE(early, 1);
+	kvm_vm_free(vm);
+	free(ev);
+}
+
+/* Results of park hypercalls, counted by the guest, for the unload test. */
+static u64 guest_park_ret[8];
+
+static void guest_park_loop(u32 id)
+{
+	long r;
+
+	guest_register(id);
+	if (id == 1) {
+		pvple_guest_publish(&guest_areas[1], 0, PVPLE_ROLE_HOLDER);
+		while (!READ_ONCE(guest_release)) {
+			r = pvple_guest_park();
+			if (r == -KVM_ENOSYS)
+				r = 5;
+			else if (r < 0 || r > 4)
+				r = 6;
+			WRITE_ONCE(guest_park_ret[r], guest_park_ret[r] + 1);
+		}
+	}
+	GUEST_DONE();
+}
+
+TEST_F_TIMEOUT(pvple, unload_while_parked, HARNESS_TIMEOUT_S)
+{
+	const char *ko = getenv("PVPLE_KO");
+	struct pvple_vcpu_thread t[2];
+	struct timespec a, b;
+	struct pvple_counts c;
+	struct kvm_vm *vm;
+	int fd, ms;
+
+	if (unsupported(false))
+		SKIP(return, "%s", unsupported(false));
+	if (!ko)
+		SKIP(return, "PVPLE_KO (path of kvm-pvple.ko to reload) is not set");
+	set_params("park", "100000");
+	vm = create_vm(2, guest_park_loop, t, -1);
+	pvple_start_vcpus(&t[1], 1);
+	ASSERT_TRUE(wait_counts(vm, &c, one_park, TIMEOUT_S));
+	usleep(20000);	/* inside a 100 ms park now, all but certainly */
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	ASSERT_EQ(syscall(__NR_delete_module, "kvm_pvple", O_NONBLOCK), 0);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	for (ms = 0; ms < TIMEOUT_S * 1000 && !GET(vm, guest_park_ret[5]); ms++)
+		usleep(1000);
+	SET(vm, guest_release, 1);
+	pvple_wait_vcpus(&t[1], 1, TIMEOUT_S);
+	/* Back for the tests that follow, whatever the result here. */
+	fd = open(ko, O_RDONLY | O_CLOEXEC);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(syscall(__NR_finit_module, fd, "", 0), 0);
+	close(fd);
+
+	sync_global_from_guest(vm, guest_park_ret);
+	ksft_print_msg("rmmod took %ld ms; park results: %s %lu %lu %lu %lu %lu\n",
+		       (b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000,
+		       "ran/timeout/event/enosys/other",
+		       guest_park_ret[PVPLE_PARK_RAN],
+		       guest_park_ret[PVPLE_PARK_TIMEOUT],
+		       guest_park_ret[PVPLE_PARK_EVENT], guest_park_ret[5],
+		       guest_park_ret[6]);
+	/* The park in flight was ended by the unload, not by its bound... */
+	ASSERT_GE(guest_park_ret[PVPLE_PARK_EVENT], 1);
+	/* ...and the vCPU kept running under stock KVM afterwards. */
+	ASSERT_GE(guest_park_ret[5], 1);
+	ASSERT_EQ(guest_park_ret[6], 0);
+	kvm_vm_free(vm);
+}
+
+static void guest_pause_only(u32 id)
+{
+	int i;
+
+	for (i = 0; i < 200; i++)
+		asm volatile("pause" ::: "memory");
+	GUEST_DONE();
+}
+
+TEST_F_TIMEOUT(pvple, unregistered_guest_gets_stock, HARNESS_TIMEOUT_S)
+{
+	struct pvple_vcpu_thread t[2];
+	struct pvple_counts c;
+	struct kvm_vm *vm;
+
+	if (unsupported(true))
+		SKIP(return, "%s", unsupported(true));
+	set_params("auto", "2000");
+	vm = create_vm(2, guest_pause_only, t, -1);
+	pvple_run_vcpus(t, 2, TIMEOUT_S);
+	ASSERT_TRUE(pvple_vm_counts(vm, &c));
+	ASSERT_GE(c.ple_exits, 1);
+	ASSERT_EQ(c.stock, c.ple_exits);
+	ASSERT_EQ(c.rec_unregistered, c.ple_exits);
+	ASSERT_EQ(c.yield_tried + c.parks + c.spin, 0);
+	kvm_vm_free(vm);
+}
+
+/*
+ * Both wait behind the other: at most one may park, and never for long.
+ * Neither leaves KVM_RUN before both are done: a vCPU that has left is
+ * rightly waited for until the bound.
+ */
+static u64 guest_cycle_done;
+
+static void guest_cycle(u32 id)
+{
+	int i;
+
+	guest_register(id);
+	pvple_guest_publish(&guest_areas[id], !id, PVPLE_ROLE_HOLDER);
+	for (i = 0; i < 300; i++)
+		asm volatile("pause" ::: "memory");
+	pvple_guest_clear(&guest_areas[id]);
+	__atomic_add_fetch(&guest_cycle_done, 1, __ATOMIC_SEQ_CST);
+	while (READ_ONCE(guest_cycle_done) < 2)
+		;
+	GUEST_DONE();
+}
+
+TEST_F_TIMEOUT(pvple, wait_cycle_is_bounded, HARNESS_TIMEOUT_S)
+{
+	struct pvple_vcpu_thread t[2];
+	struct pvple_counts c;
+	struct kvm_vm *vm;
+
+	if (unsupported(true))
+		SKIP(return, "%s", unsupported(true));
+	set_params("park", "100000");
+	vm = create_vm(2, guest_cycle, t, 0);
+	pvple_run_vcpus(t, 2, TIMEOUT_S);
+	ASSERT_TRUE(pvple_vm_counts(vm, &c));
+	ksft_print_msg("parks %lu, cycles refused %lu, timeouts %lu\n",
+		       c.parks, c.rec_cycle, c.wake_timeout);
+	ASSERT_GE(c.rec_cycle, 1);
+	ASSERT_EQ(c.wake_timeout, 0);
+	kvm_vm_free(vm);
+}
+
+/*
+ * Every hostile or malformed input, from vCPU 0, in order; results go to
+ * guest_res[0][] and are checked against both the ABI and the counters.
+ */
+#define ABSENT_ID	5
+
+static void guest_hostile(u32 id)
+{
+	struct pvple_area *a = &guest_areas[id];
+	u64 gpa = guest_area_gpa[id], *r = guest_res[id];
+	int i, storm_failed = 0;
+
+	if (id) {
+		GUEST_DONE();
+		return;
+	}
+	r[0] = pvple_guest_register(gpa | 8);
+	r[1] = pvple_guest_register(1ULL << 45);
+	r[2] = kvm_hypercall(KVM_HC_PVPLE_REGISTER, gpa, PVPLE_ABI_VERSION + 1,
+			     0, 0);
+	r[3] = pvple_guest_park();
+	r[4] = pvple_guest_register(gpa);
+	r[5] = pvple_guest_register(gpa);
+	r[6] = pvple_guest_park();
+	pvple_guest_publish(a, 0xffffffff, PVPLE_ROLE_HOLDER);
+	r[7] = pvple_guest_park();
+	pvple_guest_publish(a, id, PVPLE_ROLE_HOLDER);
+	r[8] = pvple_guest_park();
+	pvple_guest_publish(a, ABSENT_ID, PVPLE_ROLE_HOLDER);
+	r[9] = pvple_guest_park();
+	pvple_guest_publish(a, 1, PVPLE_ROLE_HOLDER);
+	WRITE_ONCE(a->seq, a->seq + 1);
+	r[10] = pvple_guest_park();
+	WRITE_ONCE(a->seq, a->seq + 1);
+	a->flags = 1;
+	r[11] = pvple_guest_park();
+	a->flags = 0;
+	a->role = 7;
+	r[12] = pvple_guest_park();
+	a->role = PVPLE_ROLE_HOLDER;
+	r[13] = kvm_hypercall(KVM_HC_PVPLE_UNREGISTER, 0, 0, 0, 0);
+	r[14] = kvm_hypercall(KVM_HC_PVPLE_UNREGISTER, 0, 0, 0, 0);
+	for (i = 0; i < 1000; i++) {
+		storm_failed += pvple_guest_register(gpa) != 0;
+		storm_failed += kvm_hypercall(KVM_HC_PVPLE_UNREGISTER, 0, 0, 0,
+					      0) != 0;
+	}
+	r[15] = storm_failed;
+	r[16] = pvple_guest_park();
+	GUEST_DONE();
+}
+
+TEST_F_TIMEOUT(pvple, hostile_input, HARNESS_TIMEOUT_S)
+{
+	struct kvm_vcpu *other_vcpus[ABSENT_ID + 1];
+	struct pvple_vcpu_thread t[2];
+	struct pvple_counts c, oc;
+	struct kvm_vm *vm, *other;
+	u64 *r;
+
+	if (unsupported(false))
+		SKIP(return, "%s", unsupported(false));
+	set_params("auto", "2000");
+	/* Another VM that does have a vCPU with the absent id. */
+	other = vm_create_with_vcpus(ABSENT_ID + 1, guest_pause_only,
+				     other_vcpus);
+	vm = create_vm(2, guest_hostile, t, -1);
+	pvple_run_vcpus(t, 2, TIMEOUT_S);
+	sync_global_from_guest(vm, guest_res);
+	r = guest_res[0];
+
+	ASSERT_EQ(r[0], (u64)-KVM_EINVAL);	/* unaligned */
+	ASSERT_EQ(r[1], (u64)-KVM_EFAULT);	/* outside every memslot */
+	ASSERT_EQ(r[2], (u64)-KVM_EOPNOTSUPP);	/* unknown ABI version */
+	ASSERT_EQ(r[3], (u64)-PVPLE_ENOTREG);	/* park before registering */
+	ASSERT_EQ(r[4], 0);
+	ASSERT_EQ(r[5], 0);			/* registering again replaces */
+	ASSERT_EQ(r[6], PVPLE_PARK_IDLE);
+	ASSERT_EQ(r[7], (u64)-KVM_EINVAL);	/* target out of range */
+	ASSERT_EQ(r[8], (u64)-KVM_EINVAL);	/* target is self */
+	ASSERT_EQ(r[9], (u64)-KVM_EINVAL);	/* target in another VM only */
+	ASSERT_EQ(r[10], (u64)-KVM_EINVAL);	/* torn */
+	ASSERT_EQ(r[11], (u64)-KVM_EINVAL);	/* non-zero flags */
+	ASSERT_EQ(r[12], (u64)-KVM_EINVAL);	/* unknown role */
+	ASSERT_EQ(r[13], 0);
+	ASSERT_EQ(r[14], 0);			/* unregister twice */
+	ASSERT_EQ(r[15], 0);			/* register/unregister storm */
+	ASSERT_EQ(r[16], (u64)-PVPLE_ENOTREG);	/* park after unregistering */
+
+	ASSERT_TRUE(pvple_vm_counts(vm, &c));
+	ASSERT_EQ(c.reg_unaligned, 1);
+	ASSERT_EQ(c.reg_bad_gpa, 1);
+	ASSERT_EQ(c.reg_bad_version, 1);
+	ASSERT_EQ(c.reg_ok, 2 + 1000);
+	ASSERT_EQ(c.reg_replaced, 1);
+	ASSERT_EQ(c.rec_unregistered, 2);
+	ASSERT_EQ(c.rec_idle, 1);
+	ASSERT_EQ(c.rec_target_range, 1);
+	ASSERT_EQ(c.rec_target_self, 1);
+	ASSERT_EQ(c.rec_target_absent, 1);
+	ASSERT_EQ(c.rec_torn, 1);
+	ASSERT_EQ(c.rec_bad, 2);
+	ASSERT_EQ(c.unreg_unknown, 1);
+	ASSERT_EQ(c.hc_park, 9);
+	ASSERT_EQ(c.yield_tried + c.parks, 0);
+	/* The other VM never ran: nothing of it was touched. */
+	ASSERT_TRUE(pvple_vm_counts(other, &oc));
+	ASSERT_EQ(oc.sched_in + oc.yield_tried + oc.parks + oc.hypercalls, 0);
+	kvm_vm_free(vm);
+	kvm_vm_free(other);
+}
+
+/* The area lives in its own memslot, which the host deletes under it. */
+#define AREA_SLOT	10
+#define AREA_GPA	(3ULL << 30)
+
+static void guest_area_in_slot(u32 id)
+{
+	struct pvple_area *a = (struct pvple_area *)AREA_GPA;
+	int i;
+
+	if (id) {
+		GUEST_DONE();
+		return;
+	}
+	GUEST_ASSERT_EQ(pvple_guest_register(AREA_GPA), 0);
+	pvple_guest_publish(a, 1, PVPLE_ROLE_HOLDER);
+	GUEST_SYNC(1);
+	/* The slot is gone: the record must not be read, nor anything else. */
+	guest_res[0][0] = pvple_guest_park();
+	for (i = 0; i < 20; i++)
+		asm volatile("pause" ::: "memory");
+	GUEST_DONE();
+}
+
+TEST_F_TIMEOUT(pvple, memslot_deleted_under_area, HARNESS_TIMEOUT_S)
+{
+	struct pvple_vcpu_thread t[2];
+	struct pvple_counts c;
+	struct kvm_vm *vm;
+	struct ucall uc;
+
+	if (unsupported(false))
+		SKIP(return, "%s", unsupported(false));
+	set_params("auto", "2000");
+	vm = create_vm(2, guest_area_in_slot, t, -1);
+	vm_userspace_mem_region_add(vm, VM_MEM_SRC_ANONYMOUS, AREA_GPA,
+				    AREA_SLOT, 1, 0);
+	virt_map(vm, AREA_GPA, AREA_GPA, 1);
+
+	vcpu_run(t[0].vcpu);
+	ASSERT_EQ(get_ucall(t[0].vcpu, &uc), UCALL_SYNC);
+	vm_mem_region_delete(vm, AREA_SLOT);
+	vcpu_run(t[0].vcpu);
+	ASSERT_EQ(get_ucall(t[0].vcpu, &uc), UCALL_DONE);
+	sync_global_from_guest(vm, guest_res);
+
+	ASSERT_EQ(guest_res[0][0], (u64)-KVM_EFAULT);
+	ASSERT_TRUE(pvple_vm_counts(vm, &c));
+	ASSERT_EQ(c.rec_fault, 1 + c.ple_exits);
+	ASSERT_EQ(c.stock, 1 + c.ple_exits);
+	kvm_vm_free(vm);
+}
+
+TEST_HARNESS_MAIN
