@@ -45,27 +45,32 @@ static inline void pvple_guest_clear(struct pvple_area *a)
 }
 
 /*
- * A ticket lock whose waiters publish the current holder.  @use_hc: spin
- * with the park hypercall (hosts without PLE) instead of PAUSE alone.
+ * A ticket lock whose waiters publish the vCPU the lock belongs to now:
+ * the one holding ticket @owner, who holds the lock or has been handed it
+ * and not yet run.  That is the vCPU a preempted-waiter problem is about.
+ * @use_hc: spin with the park hypercall (hosts without PLE) as well.
  */
+#define PVPLE_TICKET_SLOTS	16
+
 struct pvple_ticket_lock {
 	u32 next;
 	u32 owner;
-	u32 holder;
+	u32 vcpu_of[PVPLE_TICKET_SLOTS];	/* ticket % slots -> vCPU */
 };
 
 static inline void pvple_ticket_lock(struct pvple_ticket_lock *l, u32 me,
 				     struct pvple_area *a, bool use_hc)
 {
 	u32 ticket = __atomic_fetch_add(&l->next, 1, __ATOMIC_ACQUIRE);
-	u32 published = ~0u;
+	u32 published = ~0u, owner;
 
-	while (__atomic_load_n(&l->owner, __ATOMIC_ACQUIRE) != ticket) {
-		u32 holder = READ_ONCE(l->holder);
+	WRITE_ONCE(l->vcpu_of[ticket % PVPLE_TICKET_SLOTS], me);
+	while ((owner = __atomic_load_n(&l->owner, __ATOMIC_ACQUIRE)) != ticket) {
+		u32 target = READ_ONCE(l->vcpu_of[owner % PVPLE_TICKET_SLOTS]);
 
-		if (a && holder != published && holder != me) {
-			pvple_guest_publish(a, holder, PVPLE_ROLE_HOLDER);
-			published = holder;
+		if (a && target != published && target != me) {
+			pvple_guest_publish(a, target, PVPLE_ROLE_HOLDER);
+			published = target;
 		}
 		if (use_hc && a)
 			pvple_guest_park();
@@ -74,7 +79,6 @@ static inline void pvple_ticket_lock(struct pvple_ticket_lock *l, u32 me,
 	}
 	if (a && published != ~0u)
 		pvple_guest_clear(a);
-	WRITE_ONCE(l->holder, me);
 }
 
 static inline void pvple_ticket_unlock(struct pvple_ticket_lock *l)

@@ -113,6 +113,14 @@ u64 pvple_thread_nivcsw(pid_t tid)
 	return v;
 }
 
+static u64 thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
 static void kick_handler(int sig)
 {
 }
@@ -151,6 +159,7 @@ static void *vcpu_thread(void *arg)
 		case UCALL_SYNC:
 			break;
 		case UCALL_DONE:
+			t->cpu_ns = thread_cpu_ns();
 			__atomic_store_n(&t->done, 1, __ATOMIC_RELEASE);
 			return NULL;
 		case UCALL_ABORT:

@@ -102,6 +102,7 @@ struct pvple_vcpu_thread {
 	 */
 	u64 nivcsw;
 	u64 runs;
+	u64 cpu_ns;	/* CPU time of the thread, read when done */
 };
 
 void pvple_start_vcpus(struct pvple_vcpu_thread *t, int n);
