@@ -38,10 +38,13 @@ check:
 demo:
 	scripts/testhost/demo.sh
 
+bench:
+	scripts/testhost/bench.sh
+
 selfcheck:
 	scripts/testhost/selfcheck.sh
 
 checkpatch:
 	scripts/checkpatch.sh
 
-.PHONY: all modules fixture clean unit selftests check demo selfcheck checkpatch
+.PHONY: all modules fixture clean unit selftests check demo bench selfcheck checkpatch
