@@ -28,5 +28,7 @@ check() {
 	fi
 }
 for f in "${files[@]}"; do check "$f" -f "$f"; done
-for p in "${patches[@]}"; do check "$p" "$p"; done
+# Absolute: given a relative path inside a git work tree, checkpatch 6.12
+# misreads a patch file as source and flags every blank context line.
+for p in "${patches[@]}"; do check "$p" "$PWD/$p"; done
 [ "$bad" = 0 ]
