@@ -41,10 +41,13 @@ demo:
 bench:
 	scripts/testhost/bench.sh
 
+guest-check:
+	scripts/guest/check.sh
+
 selfcheck:
 	scripts/testhost/selfcheck.sh
 
 checkpatch:
 	scripts/checkpatch.sh
 
-.PHONY: all modules fixture clean unit selftests check demo bench selfcheck checkpatch
+.PHONY: all modules fixture clean unit selftests check demo bench guest-check selfcheck checkpatch

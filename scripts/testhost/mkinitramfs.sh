@@ -52,6 +52,27 @@ done
 
 cp "$PVPLE_TOP/kvm-pvple.ko" "$PVPLE_TOP"/selftests/fixture/*.ko \
 	"$root/pvple/ko/"
+# Nested Linux guests (PVPLE_L2=1): QEMU itself, its libraries and
+# firmware, the guest kernels and the guest initramfs.
+if [ -n "${PVPLE_L2:-}" ]; then
+	qemu=$(command -v qemu-system-x86_64)
+	mkdir -p "$root/pvple/qemu" "$root/pvple/l2" "$root/usr/bin"
+	cp "$qemu" "$root/usr/bin/"
+	for lib in $(ldd "$qemu" | grep -o '/[^ ]*\.so[^ ]*' | sort -u); do
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+	cp -L /usr/share/seabios/bios-256k.bin /usr/share/qemu/kvmvapic.bin \
+	      /usr/share/qemu/linuxboot_dma.bin /usr/share/qemu/linuxboot.bin \
+	      /usr/share/qemu/pvh.bin "$root/pvple/qemu/"
+	for v in pvple stock; do
+		[ -f "$WORK/guest/$v/bzImage" ] &&
+			cp "$WORK/guest/$v/bzImage" "$root/pvple/l2/bzImage-$v"
+	done
+	"$PVPLE_TOP/scripts/guest/mkl2initramfs.sh" "$root/pvple/l2/initramfs.cpio.gz"
+	cp "$PVPLE_TOP/scripts/guest/l1-guest-test.sh" "$root/pvple/bin/guest-test.sh"
+fi
+
 cp "$PVPLE_TOP/scripts/testhost/init" "$root/init"
 cp "$PVPLE_TOP"/scripts/testhost/plan-*.sh "$root/pvple/"
 chmod +x "$root/init"

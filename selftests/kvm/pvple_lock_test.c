@@ -352,7 +352,7 @@ static void guest_wait_behind_absent(u32 id)
 
 TEST_F_TIMEOUT(pvple, park_bound_holds, HARNESS_TIMEOUT_S)
 {
-	const u64 bound_ns = 5000 * 1000ULL, slack_ns = 50 * 1000 * 1000ULL;
+	const u64 bound_ns = 5000 * 1000ULL, slack_ns = 250 * 1000 * 1000ULL;
 	struct pvple_event *ev = calloc(MAX_EVENTS, sizeof(*ev));
 	u64 min_ns = ~0ULL, max_ns = 0;
 	struct pvple_vcpu_thread t[2];
