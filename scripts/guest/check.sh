@@ -14,18 +14,38 @@ if ! "$PVPLE_TOP/scripts/testhost/build.sh" ||
 	echo "0 passed, 1 failed, 0 skipped"
 	exit 1
 fi
-out=$WORK/guest-check
-for attempt in 1 2; do
-	PVPLE_L2=1 PVPLE_TCG_THREAD=${PVPLE_TCG_THREAD:-multi} \
-	PVPLE_TIME_LIMIT=${PVPLE_TIME_LIMIT:-2400} \
-		"$PVPLE_TOP/scripts/testhost/boot.sh" guest "$out" \
-		L2_SECS=${L2_SECS:-20} >"$out.verdict" 2>&1
-	rc=$?
-	cat "$out.verdict"
-	[ "$rc" = 2 ] && [ "$attempt" = 1 ] || break
-	echo "RETRY: the L1 failure matched a documented emulator signature"
+# One boot per case: a nested-Linux boot under TCG fails often enough
+# (Documentation/testhost.rst) that five cases in one boot rarely finish.
+# A boot that failed with an emulator failure -- L1 stopped, or a guest
+# that vanished mid-boot -- is retried up to twice, and said so.
+pass=0 fail=0
+for c in ${GUEST_CASES:-patched no-module unpatched hotplug reload}; do
+	out=$WORK/guest-check/$c
+	for attempt in 1 2 3; do
+		PVPLE_L2=1 PVPLE_TCG_THREAD=${PVPLE_TCG_THREAD:-multi} \
+		PVPLE_L1_SMP=${PVPLE_L1_SMP:-1} \
+		PVPLE_TIME_LIMIT=${PVPLE_TIME_LIMIT:-1200} \
+			"$PVPLE_TOP/scripts/testhost/boot.sh" guest "$out" \
+			L2_SECS=${L2_SECS:-20} GUEST_CASES=$c >"$out.verdict" 2>&1
+		rc=$?
+		[ "$rc" = 0 ] && break
+		# Emulator: L1 stopped, or the guest vanished without a word.
+		# Never when L1 logged a kernel failure: that is a real one.
+		if ! grep -q 'L1 kernel log:' "$out.verdict" &&
+		   { grep -q 'L1: hang\|L1: time-out\|did not finish' "$out.verdict" ||
+		     { ! grep -q ': L2-END' "$out/results.tap" &&
+		       ! grep -Eq 'BUG|WARNING|Oops|stall|lockup' "$out/results.tap"; }; }; then
+			echo "RETRY: $c: emulator failure (attempt $attempt)"
+			grep -E 'L1:|not ok|exited with' "$out.verdict" "$out/results.tap" |
+				sed 's/^/  /' | head -n 5
+			continue
+		fi
+		break
+	done
+	grep -E '^  (guest|L1)' "$out.verdict"
+	grep '^# ' "$out/results.tap" | grep -E 'counters|L2-|exited|Writes' |
+		sed 's/^/  /' | cut -c1-400
+	if [ "$rc" = 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
 done
-grep '^# ' "$out/results.tap" | sed 's/^/  /'
-read -r _ p f s < <(grep '^pvple-counts:' "$out.verdict" | tail -n1)
-echo "${p:-0} passed, ${f:-1} failed, ${s:-0} skipped"
-[ "${f:-1}" = 0 ] && [ "$rc" = 0 ]
+echo "$pass passed, $fail failed, 0 skipped"
+[ "$fail" = 0 ]

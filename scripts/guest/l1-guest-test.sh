@@ -10,12 +10,13 @@
 # guest kernel no BUG, WARNING, stall or lockup.
 QEMU="qemu-system-x86_64 -L /pvple/qemu"
 secs=${L2_SECS:-20}
+cases=${GUEST_CASES:-patched no-module unpatched hotplug reload}
 vms=/sys/kernel/debug/kvm-pvple/vms
 n=0
 failed=0
 
 echo "TAP version 13"
-echo "1..5"
+echo "1..$(echo $cases | wc -w)"
 
 result() {
 	n=$((n + 1))
@@ -82,35 +83,49 @@ clean() {
 	! grep -E 'BUG:|WARNING:|Oops|stall|soft lockup|hard LOCKUP' "$log" >/dev/null
 }
 
-run_l2 patched bzImage-pvple ""
-clean patched && grep -q 'pvple: publishing' /tmp/patched.log &&
-	[ "$(count reg_ok patched)" -ge 4 ] &&
-	[ $(($(count spin patched) + $(count yield_tried patched) + \
-	     $(count parks patched))) -ge 1 ]
-result $? "patched guest with kvm-pvple: all vCPUs registered, records used"
+case_patched() {
+	run_l2 patched bzImage-pvple ""
+	clean patched && grep -q 'pvple: publishing' /tmp/patched.log &&
+		[ "$(count reg_ok patched)" -ge 4 ] &&
+		[ $(($(count spin patched) + $(count yield_tried patched) + \
+		     $(count parks patched))) -ge 1 ]
+	result $? "patched guest with kvm-pvple: all vCPUs registered, records used"
+}
 
-rmmod kvm_pvple
-run_l2 no-module bzImage-pvple ""
-insmod "$PVPLE_KO"
-clean no-module && ! grep -q 'pvple: publishing' /tmp/no-module.log
-result $? "patched guest without kvm-pvple: runs as before"
+case_no_module() {
+	rmmod kvm_pvple
+	run_l2 no-module bzImage-pvple ""
+	insmod "$PVPLE_KO"
+	clean no-module && ! grep -q 'pvple: publishing' /tmp/no-module.log
+	result $? "patched guest without kvm-pvple: runs as before"
+}
 
-run_l2 unpatched bzImage-stock ""
-clean unpatched && [ "$(count reg_ok unpatched)" = 0 ] &&
-	[ "$(count stock unpatched)" = "$(count ple_exits unpatched)" ]
-result $? "unpatched guest with kvm-pvple: stock handling only"
+case_unpatched() {
+	run_l2 unpatched bzImage-stock ""
+	clean unpatched && [ "$(count reg_ok unpatched)" = 0 ] &&
+		[ "$(count stock unpatched)" = "$(count ple_exits unpatched)" ]
+	result $? "unpatched guest with kvm-pvple: stock handling only"
+}
 
-run_l2 hotplug bzImage-pvple "l2.hotplug=1"
-clean hotplug && grep -q 'L2-HOTPLUG cpu1 online' /tmp/hotplug.log &&
-	[ "$(count hc_unregister hotplug)" -ge 1 ] &&
-	[ "$(count reg_ok hotplug)" -ge 5 ]
-result $? "patched guest, CPU offline and online: registration follows"
+case_hotplug() {
+	run_l2 hotplug bzImage-pvple "l2.hotplug=1"
+	clean hotplug && grep -q 'L2-HOTPLUG cpu1 online' /tmp/hotplug.log &&
+		[ "$(count hc_unregister hotplug)" -ge 1 ] &&
+		[ "$(count reg_ok hotplug)" -ge 5 ]
+	result $? "patched guest, CPU offline and online: registration follows"
+}
 
-run_l2 reload bzImage-pvple "" reload
-clean reload && [ "$(count reg_ok reload)" -ge 1 ] &&
-	[ $(($(count spin reload) + $(count yield_tried reload) + \
-	     $(count parks reload))) -ge 1 ]
-result $? "module reloaded under a running guest: it registers again"
+case_reload() {
+	run_l2 reload bzImage-pvple "" reload
+	clean reload && [ "$(count reg_ok reload)" -ge 1 ] &&
+		[ $(($(count spin reload) + $(count yield_tried reload) + \
+		     $(count parks reload))) -ge 1 ]
+	result $? "module reloaded under a running guest: it registers again"
+}
+
+for c in $cases; do
+	case_$(echo "$c" | tr - _)
+done
 
 kill "$keeper"
 [ "$failed" = 0 ]
