@@ -15,8 +15,12 @@ src=$dir/src
 out=$dir/build
 series=$PVPLE_TOP/guest-pvlock
 
-stamp=$(cat "$series/series" | while read -r p; do md5sum "$series/$p"; done |
-	md5sum | cut -c1-8)-$(md5sum <"$PVPLE_TOP/scripts/guest/guest.config" | cut -c1-8)
+# Rebuild when the config (or, for the patched kernel, the series) changes.
+stamp=$(md5sum <"$PVPLE_TOP/scripts/guest/guest.config" | cut -c1-8)
+if [ "$variant" = pvple ]; then
+	stamp+=-$(while read -r p; do md5sum "$series/$p"; done <"$series/series" |
+		  md5sum | cut -c1-8)
+fi
 if [ -f "$dir/bzImage" ] && [ "$(cat "$dir/stamp" 2>/dev/null)" = "$stamp" ]; then
 	log "guest kernel ($variant) is up to date: $dir/bzImage"
 	exit 0
