@@ -1,107 +1,144 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pvple_demo: a small contended guest, and what kvm-pvple observed of it.
+ * pvple_demo: a small contended guest under stock KVM and under kvm-pvple.
  *
- * NR_VCPUS vCPUs take a guest ticket lock in turn, spinning with PAUSE, on
- * fewer host CPUs than vCPUs, so lock holders get preempted.  Prints one
- * table of the guest's progress and the module's counters for the VM.
- * Not a test: "make demo" runs it, "make check" does not.
+ * NR_VCPUS vCPUs, all on one host CPU, take a guest ticket lock in turn,
+ * spinning with PAUSE and publishing the vCPU that owns the lock.  The
+ * same guest runs twice, with the module unloaded and loaded (PVPLE_KO),
+ * and one table shows both.  Not a test: "make demo" runs it.
  */
-#include <pthread.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-
-#include <uapi/linux/kvm_pvple.h>
 
 #include "kvm_util.h"
 #include "processor.h"
 #include "ucall_common.h"
+#include "pvple_guest.h"
 #include "pvple_util.h"
 
 #define NR_VCPUS	4
 
-struct ticket_lock {
-	u32 next;
-	u32 owner;
-};
-
-static struct ticket_lock guest_lock;
-static u64 guest_iters, guest_acquired, guest_probe;
+static struct pvple_area guest_areas[NR_VCPUS] __aligned(PVPLE_AREA_ALIGN);
+static u64 guest_area_gpa[NR_VCPUS];
+static struct pvple_ticket_lock guest_lock;
+static u64 guest_iters, guest_acquired;
 
 static void guest_lock_loop(u32 id)
 {
+	struct pvple_area *a = &guest_areas[id];
 	u64 i;
 	int j;
 
-	if (!id)
-		guest_probe = kvm_hypercall(KVM_HC_PVPLE_PROBE, 0, 0, 0, 0);
+	if (pvple_guest_register(guest_area_gpa[id]))
+		a = NULL;	/* stock host: nothing to publish to */
 	for (i = 0; i < guest_iters; i++) {
-		u32 me = __atomic_fetch_add(&guest_lock.next, 1,
-						 __ATOMIC_ACQUIRE);
-
-		while (__atomic_load_n(&guest_lock.owner, __ATOMIC_ACQUIRE) != me)
-			asm volatile("pause" ::: "memory");
+		pvple_ticket_lock(&guest_lock, id, a, false);
 		guest_acquired++;
-		for (j = 0; j < 200; j++)
+		for (j = 0; j < 2000; j++)
 			asm volatile("" ::: "memory");
-		__atomic_store_n(&guest_lock.owner, me + 1, __ATOMIC_RELEASE);
+		pvple_ticket_unlock(&guest_lock);
+		for (j = 0; j < 2000; j++)
+			asm volatile("" ::: "memory");
 	}
 	GUEST_DONE();
 }
 
-int main(int argc, char *argv[])
+struct demo_run {
+	double secs, cpu_ms;
+	u64 acquired;
+	bool tracked;
+	struct pvple_counts c;
+};
+
+static struct demo_run run_guest(void)
 {
 	struct kvm_vcpu *vcpus[NR_VCPUS];
 	struct pvple_vcpu_thread t[NR_VCPUS];
-	int ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	struct demo_run r = { 0 };
 	struct timespec t0, t1;
-	struct pvple_counts c;
-	bool tracked;
 	struct kvm_vm *vm;
-	double secs;
 	int i;
 
-	guest_iters = argc > 1 ? strtoull(argv[1], NULL, 0) : 2000;
 	vm = vm_create_with_vcpus(NR_VCPUS, guest_lock_loop, vcpus);
 	for (i = 0; i < NR_VCPUS; i++) {
 		vcpu_args_set(vcpus[i], 1, i);
-		/* Two vCPUs per host CPU at least: lock holders get preempted. */
-		t[i] = (struct pvple_vcpu_thread){
-			.vcpu = vcpus[i],
-			.cpu = i % (ncpus > NR_VCPUS / 2 ? NR_VCPUS / 2 : ncpus),
-		};
+		/* All on one host CPU: lock owners get preempted. */
+		t[i] = (struct pvple_vcpu_thread){ .vcpu = vcpus[i], .cpu = 0 };
+		guest_area_gpa[i] = addr_gva2gpa(vm, (vm_vaddr_t)&guest_areas[i]);
 	}
+	sync_global_to_guest(vm, guest_area_gpa);
 	sync_global_to_guest(vm, guest_iters);
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	pvple_run_vcpus(t, NR_VCPUS, 600);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	secs = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	r.secs = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	for (i = 0; i < NR_VCPUS; i++)
+		r.cpu_ms += t[i].cpu_ns / 1e6;
 	sync_global_from_guest(vm, guest_acquired);
-	sync_global_from_guest(vm, guest_probe);
-	tracked = pvple_vm_counts(vm, &c);
-
-	printf("pvple demo: %d vCPUs on %d host CPUs, guest ticket lock, %lu %s\n",
-	       NR_VCPUS, ncpus < NR_VCPUS / 2 ? ncpus : NR_VCPUS / 2,
-	       (unsigned long)guest_iters, "acquisitions per vCPU");
-	printf("  %-34s %12.2f s\n", "wall time", secs);
-	printf("  %-34s %12.0f\n", "lock acquisitions/s", guest_acquired / secs);
-	printf("  %-34s %12s\n", "guest probe hypercall",
-	       guest_probe == PVPLE_ABI_VERSION ? "pvple v1" : "no pvple");
-	if (!tracked) {
-		printf("  kvm-pvple does not track this VM (module not loaded)\n");
-		return 0;
-	}
-	printf("  %-34s %12lu%s\n", "PLE exits seen by kvm-pvple",
-	       (unsigned long)c.ple_exits,
-	       pvple_fixture_loaded() ? "  (test fixture: every PAUSE exits)" : "");
-	printf("  %-34s %12.1f\n", "PLE exits per acquisition",
-	       (double)c.ple_exits / guest_acquired);
-	printf("  %-34s %12lu\n", "pvple hypercalls", (unsigned long)c.hypercalls);
-	printf("  %-34s %12lu\n", "vCPU schedule-ins", (unsigned long)c.sched_in);
-	printf("  %-34s %12lu\n", "vCPU loads by ioctl", (unsigned long)c.vcpu_load);
+	r.acquired = guest_acquired;
+	r.tracked = pvple_vm_counts(vm, &r.c);
 	kvm_vm_free(vm);
+	return r;
+}
+
+static void module_set(const char *ko, bool on)
+{
+	int fd;
+
+	if (pvple_module_loaded() == on)
+		return;
+	if (!on) {
+		TEST_ASSERT(!syscall(__NR_delete_module, "kvm_pvple", O_NONBLOCK),
+			    "rmmod kvm_pvple");
+		return;
+	}
+	fd = open(ko, O_RDONLY | O_CLOEXEC);
+	TEST_ASSERT(fd >= 0 && !syscall(__NR_finit_module, fd, "", 0),
+		    "insmod %s", ko);
+	close(fd);
+}
+
+int main(int argc, char *argv[])
+{
+	const char *ko = getenv("PVPLE_KO");
+	struct demo_run stock, pvple;
+
+	TEST_REQUIRE(ko);
+	guest_iters = argc > 1 ? strtoull(argv[1], NULL, 0) : 2000;
+
+	module_set(ko, false);
+	stock = run_guest();
+	module_set(ko, true);
+	pvple = run_guest();
+
+	printf("pvple demo: %d vCPUs on one host CPU, guest ticket lock, %lu %s%s\n",
+	       NR_VCPUS, (unsigned long)guest_iters, "acquisitions per vCPU",
+	       pvple_fixture_loaded() ? " (test fixture: every PAUSE exits)" : "");
+	printf("  %-36s %12s %12s\n", "", "stock KVM", "kvm-pvple");
+	printf("  %-36s %12.2f %12.2f\n", "wall time, s", stock.secs, pvple.secs);
+	printf("  %-36s %12.0f %12.0f\n", "lock acquisitions/s",
+	       stock.acquired / stock.secs, pvple.acquired / pvple.secs);
+	printf("  %-36s %12.1f %12.1f\n", "vCPU CPU ms per 1000 acquisitions",
+	       stock.cpu_ms * 1000 / stock.acquired,
+	       pvple.cpu_ms * 1000 / pvple.acquired);
+	if (!pvple.tracked)
+		return 0;
+	printf("  %-36s %12s %12lu\n", "vCPUs registered", "-",
+	       (unsigned long)pvple.c.reg_ok);
+	printf("  %-36s %12s %12lu\n", "PLE exits", "-",
+	       (unsigned long)pvple.c.ple_exits);
+	printf("  %-36s %12s %12lu\n", "  directed yields to the lock owner", "-",
+	       (unsigned long)pvple.c.yield_ok);
+	printf("  %-36s %12s %12lu\n", "  parks", "-",
+	       (unsigned long)pvple.c.parks);
+	printf("  %-36s %12s %12lu\n", "  left to stock (no usable record)", "-",
+	       (unsigned long)pvple.c.stock);
+	printf("  %-36s %12s %12lu\n", "vCPU schedule-ins", "-",
+	       (unsigned long)pvple.c.sched_in);
 	return 0;
 }
