@@ -87,6 +87,27 @@ enum pvple_rec pvple_read_record(struct kvm_vcpu *vcpu, struct pvple_vcpu *pv,
 			       vcpu->kvm->arch.max_vcpu_ids);
 }
 
+/* One lookup of the VM for both counters; park is counted in spin.c. */
+static void pvple_hc_count(struct kvm *kvm, enum pvple_hc_action action)
+{
+	static const enum pvple_stat stat[] = {
+		[PVPLE_HC_EPERM]	= PVPLE_STAT_HC_EPERM,
+		[PVPLE_HC_PROBE]	= PVPLE_STAT_HC_PROBE,
+		[PVPLE_HC_REGISTER]	= PVPLE_STAT_HC_REGISTER,
+		[PVPLE_HC_UNREGISTER]	= PVPLE_STAT_HC_UNREGISTER,
+		[PVPLE_HC_PARK]		= PVPLE_NR_STATS,
+		[PVPLE_HC_UNKNOWN]	= PVPLE_STAT_HC_UNKNOWN,
+	};
+	struct pvple_vm *vm;
+
+	rcu_read_lock();
+	vm = pvple_vm_find(kvm);
+	pvple_count(vm, PVPLE_STAT_HYPERCALLS);
+	if (stat[action] != PVPLE_NR_STATS)
+		pvple_count(vm, stat[action]);
+	rcu_read_unlock();
+}
+
 unsigned long pvple_hypercall(struct kvm_vcpu *vcpu, unsigned long nr,
 			      unsigned long a0, unsigned long a1,
 			      unsigned long a2, unsigned long a3,
@@ -104,33 +125,27 @@ unsigned long pvple_hypercall(struct kvm_vcpu *vcpu, unsigned long nr,
 		a0 &= 0xffffffffUL;
 		a1 &= 0xffffffffUL;
 	}
-	pvple_vm_count(vcpu->kvm, PVPLE_STAT_HYPERCALLS);
+	pvple_hc_count(vcpu->kvm, action);
 	/* Keep KVM's own per-vCPU statistic as stock KVM would. */
 	++vcpu->stat.hypercalls;
 
 	switch (action) {
 	case PVPLE_HC_EPERM:
-		pvple_vm_count(vcpu->kvm, PVPLE_STAT_HC_EPERM);
 		ret = -KVM_EPERM;
 		break;
 	case PVPLE_HC_PROBE:
-		pvple_vm_count(vcpu->kvm, PVPLE_STAT_HC_PROBE);
 		ret = PVPLE_ABI_VERSION;
 		break;
 	case PVPLE_HC_REGISTER:
-		pvple_vm_count(vcpu->kvm, PVPLE_STAT_HC_REGISTER);
 		ret = pvple_register(vcpu, a0, a1);
 		break;
 	case PVPLE_HC_UNREGISTER:
-		pvple_vm_count(vcpu->kvm, PVPLE_STAT_HC_UNREGISTER);
 		ret = pvple_unregister(vcpu);
 		break;
 	case PVPLE_HC_PARK:
-		/* Counted with the PLE exits, in spin.c. */
 		ret = pvple_park_hypercall(vcpu);
 		break;
 	default:
-		pvple_vm_count(vcpu->kvm, PVPLE_STAT_HC_UNKNOWN);
 		ret = -KVM_ENOSYS;
 		break;
 	}

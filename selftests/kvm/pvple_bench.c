@@ -17,12 +17,10 @@
  *  - the round trip of one PLE exit whose target is running, and of one
  *    vcpu_load() (the hook that also runs on every schedule-in).
  */
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -80,23 +78,6 @@ static void guest_exit_cost(u32 id)
 }
 
 static const char *ko, *params = "";
-
-static void module_set(bool on)
-{
-	int fd;
-
-	if (pvple_module_loaded() == on)
-		return;
-	if (!on) {
-		TEST_ASSERT(!syscall(__NR_delete_module, "kvm_pvple", O_NONBLOCK),
-			    "rmmod kvm_pvple");
-		return;
-	}
-	fd = open(ko, O_RDONLY | O_CLOEXEC);
-	TEST_ASSERT(fd >= 0 && !syscall(__NR_finit_module, fd, params, 0),
-		    "insmod %s %s", ko, params);
-	close(fd);
-}
 
 static double now(void)
 {
@@ -253,14 +234,14 @@ int main(int argc, char *argv[])
 	/* Alternate stock and pvple so that drift hits both alike. */
 	for (i = 0; i < 2 * rounds; i++) {
 		on = i % 2;
-		module_set(on);
+		pvple_module_set(ko, on, params);
 		lock_add(&x4[on], lock_run(4 * ncpus, secs), rounds);
 		lock_add(&x2[on], lock_run(2 * ncpus, secs), rounds);
 		lock_add(&x1[on], lock_run(ncpus, secs), rounds);
 		exit_ns[on] += exit_cost_ns(20000) / rounds;
 		load_ns[on] += vcpu_load_ns(20000) / rounds;
 	}
-	module_set(true);
+	pvple_module_set(ko, true, params);
 
 	printf("pvple bench: %d host CPUs, %.1f s per lock run, %d rounds, ",
 	       ncpus, secs, rounds);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -17,6 +18,23 @@
 bool pvple_module_loaded(void)
 {
 	return !access("/sys/module/kvm_pvple", F_OK);
+}
+
+void pvple_module_set(const char *ko, bool on, const char *params)
+{
+	int fd;
+
+	if (pvple_module_loaded() == on)
+		return;
+	if (!on) {
+		TEST_ASSERT(!syscall(__NR_delete_module, "kvm_pvple", O_NONBLOCK),
+			    "rmmod kvm_pvple");
+		return;
+	}
+	fd = open(ko, O_RDONLY | O_CLOEXEC);
+	TEST_ASSERT(fd >= 0 && !syscall(__NR_finit_module, fd, params, 0),
+		    "insmod %s %s", ko, params);
+	close(fd);
 }
 
 bool pvple_fixture_loaded(void)

@@ -75,6 +75,8 @@ void pvple_trace_begin(void);
 int pvple_trace_end(struct pvple_event *ev, int max);
 
 bool pvple_module_loaded(void);
+/* Unload kvm-pvple, or load @ko with @params; nothing if already so. */
+void pvple_module_set(const char *ko, bool on, const char *params);
 /* True when the pause-filter test fixture made every PAUSE exit. */
 bool pvple_fixture_loaded(void);
 /* True when the host intercepts PAUSE at all (PLE / pause filter on). */
