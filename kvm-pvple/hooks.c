@@ -27,10 +27,14 @@ DEFINE_STATIC_SRCU(pvple_srcu);
 struct pvple_hook {
 	const char *name;
 	void *redirect;			/* replacement, or NULL */
-	void (*observe)(void *arg0);	/* entry callback, or NULL */
+	void (*observe)(struct ftrace_regs *fregs); /* entry callback */
+	bool optional;			/* the module works without it */
 	struct ftrace_ops ops;
 	bool registered;
 };
+
+/* Is kvm_set_cpuid() hooked, i.e. can l3_cache= do anything? */
+bool pvple_cpuid_hooked;
 
 static void pvple_spin_redirect(struct kvm_vcpu *me, bool yield_to_kernel_mode)
 {
@@ -60,19 +64,36 @@ static unsigned long pvple_hypercall_redirect(struct kvm_vcpu *vcpu,
  * both.  kvm_arch_post_init_vm() and kvm_arch_destroy_vm() bracket the life
  * of a VM, in process context.
  */
-static void pvple_load_observe(void *arg0)
+static void pvple_load_observe(struct ftrace_regs *fregs)
 {
-	pvple_vcpu_loaded(arg0);
+	pvple_vcpu_loaded((void *)ftrace_regs_get_argument(fregs, 0));
 }
 
-static void pvple_create_observe(void *arg0)
+static void pvple_create_observe(struct ftrace_regs *fregs)
 {
-	pvple_vm_created(arg0);
+	pvple_vm_created((void *)ftrace_regs_get_argument(fregs, 0));
 }
 
-static void pvple_destroy_observe(void *arg0)
+static void pvple_destroy_observe(struct ftrace_regs *fregs)
 {
-	pvple_vm_destroyed(arg0);
+	pvple_vm_destroyed((void *)ftrace_regs_get_argument(fregs, 0));
+}
+
+/*
+ * static int kvm_set_cpuid(struct kvm_vcpu *vcpu,
+ *			    struct kvm_cpuid_entry2 *e2, int nent)
+ *
+ * Both KVM_SET_CPUID and KVM_SET_CPUID2 pass through it with a table KVM
+ * has just copied from userspace and now owns, before any check; editing
+ * entries in place there is editing the VMM's input.  It is static, so
+ * only its symbol name finds it, and a kernel that inlined it loses just
+ * l3_cache= (the hook is optional).
+ */
+static void pvple_cpuid_observe(struct ftrace_regs *fregs)
+{
+	pvple_cpuid_set((void *)ftrace_regs_get_argument(fregs, 0),
+			(void *)ftrace_regs_get_argument(fregs, 1),
+			(int)ftrace_regs_get_argument(fregs, 2));
 }
 
 /* Registration order: a VM's state exists before any event can count on it. */
@@ -80,6 +101,8 @@ static struct pvple_hook pvple_hooks[] = {
 	{ .name = "kvm_arch_post_init_vm", .observe = pvple_create_observe },
 	{ .name = "kvm_arch_destroy_vm", .observe = pvple_destroy_observe },
 	{ .name = "kvm_arch_vcpu_load", .observe = pvple_load_observe },
+	{ .name = "kvm_set_cpuid", .observe = pvple_cpuid_observe,
+	  .optional = true },
 	{ .name = "__kvm_emulate_hypercall",
 	  .redirect = pvple_hypercall_redirect },
 	{ .name = "kvm_vcpu_on_spin", .redirect = pvple_spin_redirect },
@@ -105,7 +128,7 @@ static void notrace pvple_ftrace_observe(unsigned long ip,
 {
 	struct pvple_hook *hook = container_of(ops, struct pvple_hook, ops);
 
-	hook->observe((void *)ftrace_regs_get_argument(fregs, 0));
+	hook->observe(fregs);
 }
 
 static int pvple_hook_register(struct pvple_hook *hook)
@@ -131,6 +154,11 @@ static int pvple_hook_register(struct pvple_hook *hook)
 
 	ret = ftrace_set_filter(&hook->ops, (unsigned char *)hook->name,
 				strlen(hook->name), 1);
+	if (ret && hook->optional) {
+		pr_info("no %s in this kernel (%d): l3_cache= has no effect\n",
+			hook->name, ret);
+		return 0;
+	}
 	if (ret) {
 		pr_err("cannot trace %s (%d): is kvm loaded?\n", hook->name, ret);
 		return ret;
@@ -167,6 +195,7 @@ void pvple_hooks_exit(void)
 	pvple_park_shutdown();
 	for (i = ARRAY_SIZE(pvple_hooks) - 1; i >= 0; i--)
 		pvple_hook_unregister(&pvple_hooks[i]);
+	pvple_cpuid_hooked = false;
 
 	/*
 	 * No new calls reach our replacements now.  Wait for every one still
@@ -188,5 +217,8 @@ int pvple_hooks_init(void)
 			return ret;
 		}
 	}
+	for (i = 0; i < ARRAY_SIZE(pvple_hooks); i++)
+		if (pvple_hooks[i].observe == pvple_cpuid_observe)
+			pvple_cpuid_hooked = pvple_hooks[i].registered;
 	return 0;
 }

@@ -79,6 +79,42 @@ static const struct kernel_param_ops pvple_park_max_ops = {
 module_param_cb(park_max_us, &pvple_park_max_ops, &pvple_park_max_us, 0644);
 MODULE_PARM_DESC(park_max_us, "bound on one park, in microseconds (10-100000, default 2000)");
 
+/*
+ * l3_cache=: describe an L3 shared by each virtual socket (cpuid.c, l3.c).
+ * auto is the default: it helps exactly the VMMs that describe no L3 and
+ * never overrides one that does (QEMU's l3-cache=on, a passed-through host
+ * cache), and it only reaches VMs created after it was set.
+ */
+static const char * const pvple_l3_names[PVPLE_NR_L3_MODES] = {
+	[PVPLE_L3_OFF]	= "off",
+	[PVPLE_L3_AUTO]	= "auto",
+	[PVPLE_L3_ON]	= "on",
+};
+
+int pvple_l3_mode = PVPLE_L3_AUTO;
+
+static int pvple_l3_set(const char *val, const struct kernel_param *kp)
+{
+	int mode = sysfs_match_string(pvple_l3_names, val);
+
+	if (mode < 0)
+		return mode;
+	WRITE_ONCE(pvple_l3_mode, mode);
+	return 0;
+}
+
+static int pvple_l3_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n", pvple_l3_names[READ_ONCE(pvple_l3_mode)]);
+}
+
+static const struct kernel_param_ops pvple_l3_ops = {
+	.set = pvple_l3_set,
+	.get = pvple_l3_get,
+};
+module_param_cb(l3_cache, &pvple_l3_ops, NULL, 0644);
+MODULE_PARM_DESC(l3_cache, "off | auto (default) | on: CPUID describes an L3 shared by each virtual socket of VMs created from now on");
+
 static int __init pvple_init(void)
 {
 	int ret;

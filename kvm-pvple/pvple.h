@@ -7,6 +7,8 @@
  *   park (park.c) -> back to KVM.
  * The way of one hypercall: hooks.c -> pvple_hypercall() (abi.c).
  * The way of one vCPU load:  hooks.c -> pvple_vcpu_loaded() (park.c).
+ * The way of one KVM_SET_CPUID2: hooks.c -> pvple_cpuid_set() (cpuid.c) ->
+ *   pvple_l3_apply() (l3.c) -> on into KVM.
  */
 #ifndef _KVM_PVPLE_H
 #define _KVM_PVPLE_H
@@ -17,6 +19,7 @@
 
 #include <uapi/linux/kvm_pvple.h>
 
+#include "l3.h"
 #include "policy.h"
 
 /* Per-VM and global event counters, summed over CPUs when read. */
@@ -60,6 +63,15 @@ enum pvple_stat {
 	PVPLE_STAT_REG_BAD_GPA,
 	PVPLE_STAT_REG_NOMEM,
 	PVPLE_STAT_UNREG_UNKNOWN,
+	/* KVM_SET_CPUID{,2} under l3_cache=, by outcome */
+	PVPLE_STAT_L3_ADDED,
+	PVPLE_STAT_L3_RESHARED,
+	PVPLE_STAT_L3_KEPT,
+	PVPLE_STAT_L3_OFF,
+	PVPLE_STAT_L3_NO_VENDOR,
+	PVPLE_STAT_L3_NO_SLOT,
+	PVPLE_STAT_L3_FOREIGN,
+	PVPLE_STAT_L3_UNMATCHED,
 	PVPLE_NR_STATS
 };
 
@@ -89,12 +101,15 @@ struct pvple_vm {
 	struct pvple_stats __percpu *stats;
 	struct xarray vcpus;		/* vcpu_idx -> struct pvple_vcpu */
 	char name[PVPLE_VM_NAME_LEN];
+	bool born;			/* created while the module was loaded */
+	int l3_mode;			/* l3_cache= at creation */
 	struct rcu_head rcu;
 };
 
 /* main.c: module parameters */
 extern int pvple_mode;
 extern unsigned int pvple_park_max_us;
+extern int pvple_l3_mode;
 
 /* vm.c */
 struct pvple_vm *pvple_vm_find(struct kvm *kvm);
@@ -137,7 +152,12 @@ void pvple_vcpu_loaded(struct kvm_vcpu *vcpu);
 void pvple_park_shutdown(void);
 int pvple_park_init(void);
 
+/* cpuid.c */
+void pvple_cpuid_set(struct kvm_vcpu *vcpu, struct kvm_cpuid_entry2 *e2,
+		     int nent);
+
 /* hooks.c */
+extern bool pvple_cpuid_hooked;
 int pvple_hooks_init(void);
 void pvple_hooks_exit(void);
 

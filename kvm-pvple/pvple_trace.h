@@ -115,6 +115,26 @@ TRACE_EVENT(kvm_pvple_vm,
 		      __entry->created ? "created" : "destroyed")
 );
 
+/* One KVM_SET_CPUID{,2} under l3_cache=: what was done, how many entries. */
+TRACE_EVENT(kvm_pvple_cpuid,
+	    TP_PROTO(struct kvm *kvm, int vcpu_id, int mode, int result,
+		     int edits),
+	    TP_ARGS(kvm, vcpu_id, mode, result, edits),
+	    TP_STRUCT__entry(__field(void *, kvm)
+			     __field(int, vcpu_id)
+			     __field(int, mode)
+			     __field(int, result)
+			     __field(int, edits)),
+	    TP_fast_assign(__entry->kvm = kvm;
+			   __entry->vcpu_id = vcpu_id;
+			   __entry->mode = mode;
+			   __entry->result = result;
+			   __entry->edits = edits),
+	    TP_printk("kvm %p vcpu %d l3_cache %d result %d edits %d",
+		      __entry->kvm, __entry->vcpu_id, __entry->mode,
+		      __entry->result, __entry->edits)
+);
+
 #endif /* _KVM_PVPLE_TRACE_H */
 
 #undef TRACE_INCLUDE_PATH

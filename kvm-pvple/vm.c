@@ -59,6 +59,14 @@ static const char * const pvple_stat_names[PVPLE_NR_STATS] = {
 	[PVPLE_STAT_REG_BAD_GPA]	= "reg_bad_gpa",
 	[PVPLE_STAT_REG_NOMEM]		= "reg_nomem",
 	[PVPLE_STAT_UNREG_UNKNOWN]	= "unreg_unknown",
+	[PVPLE_STAT_L3_ADDED]		= "l3_added",
+	[PVPLE_STAT_L3_RESHARED]	= "l3_reshared",
+	[PVPLE_STAT_L3_KEPT]		= "l3_kept",
+	[PVPLE_STAT_L3_OFF]		= "l3_off",
+	[PVPLE_STAT_L3_NO_VENDOR]	= "l3_no_vendor",
+	[PVPLE_STAT_L3_NO_SLOT]		= "l3_no_slot",
+	[PVPLE_STAT_L3_FOREIGN]		= "l3_foreign",
+	[PVPLE_STAT_L3_UNMATCHED]	= "l3_unmatched",
 };
 
 static DEFINE_PER_CPU(struct pvple_stats, pvple_global_stats);
@@ -194,8 +202,11 @@ void pvple_vm_created(struct kvm *kvm)
 {
 	struct pvple_vm *vm = pvple_vm_alloc(kvm, GFP_ATOMIC);
 
-	if (vm)
-		pvple_vm_insert(vm);
+	if (!vm)
+		return;
+	vm->born = true;
+	vm->l3_mode = READ_ONCE(pvple_l3_mode);
+	pvple_vm_insert(vm);
 }
 
 /*
@@ -280,6 +291,7 @@ static int pvple_global_show(struct seq_file *m, void *unused)
 		   atomic64_read(&pvple_vms_destroyed));
 	seq_printf(m, "vm_alloc_failed %lld\n",
 		   atomic64_read(&pvple_vm_alloc_failed));
+	seq_printf(m, "cpuid_hooked %d\n", pvple_cpuid_hooked);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(pvple_global);

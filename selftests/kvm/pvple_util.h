@@ -52,6 +52,14 @@ struct pvple_counts {
 	u64 reg_bad_gpa;
 	u64 reg_nomem;
 	u64 unreg_unknown;
+	u64 l3_added;
+	u64 l3_reshared;
+	u64 l3_kept;
+	u64 l3_off;
+	u64 l3_no_vendor;
+	u64 l3_no_slot;
+	u64 l3_foreign;
+	u64 l3_unmatched;
 };
 
 /* Module parameters: set (failing the test on error) and read back. */
