@@ -20,7 +20,7 @@
 /* Cache sub-leaf layout, shared by leaf 4 and AMD's 0x8000001d. */
 #define CACHE_TYPE(eax)		((eax) & 0x1f)
 #define CACHE_LEVEL(eax)	(((eax) >> 5) & 0x7)
-#define CACHE_SELF_INIT		(1u << 8)
+#define CACHE_SELF_INIT		0x100u
 #define CACHE_SHARING_SHIFT	14
 #define CACHE_SHARING_MASK	(0xfffu << CACHE_SHARING_SHIFT)
 #define CACHE_CORES_MASK	(0x3fu << 26)	/* leaf 4 only; 0 on AMD */

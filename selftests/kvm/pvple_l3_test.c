@@ -284,25 +284,37 @@ static void check_mode(struct __test_metadata *_metadata, enum vendor v,
 	pvple_param_set("l3_cache", "auto");
 }
 
-#define MODE_TEST(name, v, mode, vmm_l3, sharing, kb)			\
-TEST_F_TIMEOUT(pvple, name, HARNESS_TIMEOUT_S)				\
-{									\
-	if (!pvple_module_loaded())					\
-		SKIP(return, "kvm-pvple is not loaded");		\
-	check_mode(_metadata, v, mode, vmm_l3, sharing, kb);		\
-}
+/* One VM per variant; sharing NR_VCPUS is the socket, 1 the VMM's own L3. */
+FIXTURE(l3) {};
+FIXTURE_VARIANT(l3) {
+	enum vendor v;
+	const char *mode;
+	bool vmm_l3;
+	u32 sharing;
+	u32 kb;
+};
 
-/* sharing: NR_VCPUS is the socket; 1 is the VMM's own per-vCPU L3. */
-MODE_TEST(intel_off, INTEL, "off", false, 0, 0)
-MODE_TEST(intel_auto, INTEL, "auto", false, NR_VCPUS, 16384)
-MODE_TEST(intel_on, INTEL, "on", false, NR_VCPUS, 16384)
-MODE_TEST(intel_auto_vmm_l3, INTEL, "auto", true, 1, 8192)
-MODE_TEST(intel_on_vmm_l3, INTEL, "on", true, NR_VCPUS, 8192)
-MODE_TEST(amd_off, AMD, "off", false, 0, 0)
-MODE_TEST(amd_auto, AMD, "auto", false, NR_VCPUS, 16384)
-MODE_TEST(amd_on, AMD, "on", false, NR_VCPUS, 16384)
-MODE_TEST(amd_auto_vmm_l3, AMD, "auto", true, 1, 8192)
-MODE_TEST(amd_on_vmm_l3, AMD, "on", true, NR_VCPUS, 8192)
+FIXTURE_SETUP(l3) {}
+FIXTURE_TEARDOWN(l3) {}
+
+FIXTURE_VARIANT_ADD(l3, intel_off) { INTEL, "off", false, 0, 0 };
+FIXTURE_VARIANT_ADD(l3, intel_auto) { INTEL, "auto", false, NR_VCPUS, 16384 };
+FIXTURE_VARIANT_ADD(l3, intel_on) { INTEL, "on", false, NR_VCPUS, 16384 };
+FIXTURE_VARIANT_ADD(l3, intel_auto_vmm_l3) { INTEL, "auto", true, 1, 8192 };
+FIXTURE_VARIANT_ADD(l3, intel_on_vmm_l3) { INTEL, "on", true, NR_VCPUS, 8192 };
+FIXTURE_VARIANT_ADD(l3, amd_off) { AMD, "off", false, 0, 0 };
+FIXTURE_VARIANT_ADD(l3, amd_auto) { AMD, "auto", false, NR_VCPUS, 16384 };
+FIXTURE_VARIANT_ADD(l3, amd_on) { AMD, "on", false, NR_VCPUS, 16384 };
+FIXTURE_VARIANT_ADD(l3, amd_auto_vmm_l3) { AMD, "auto", true, 1, 8192 };
+FIXTURE_VARIANT_ADD(l3, amd_on_vmm_l3) { AMD, "on", true, NR_VCPUS, 8192 };
+
+TEST_F_TIMEOUT(l3, guest_sees, HARNESS_TIMEOUT_S)
+{
+	if (!pvple_module_loaded())
+		SKIP(return, "kvm-pvple is not loaded");
+	check_mode(_metadata, variant->v, variant->mode, variant->vmm_l3,
+		   variant->sharing, variant->kb);
+}
 
 /* A VM keeps the l3_cache= of its creation, for every vCPU. */
 TEST_F_TIMEOUT(pvple, mode_latched_at_creation, HARNESS_TIMEOUT_S)

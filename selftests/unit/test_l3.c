@@ -36,13 +36,13 @@ static void put(struct table *t, __u32 fn, __u32 idx, __u32 flags, __u32 a,
 }
 
 /* What the table options below mean. */
-#define T_AMD		(1 << 0)
-#define T_VMM_L3	(1 << 1)	/* the VMM describes an L3 already */
-#define T_NO_NULL	(1 << 2)	/* no null cache sub-leaf entry */
-#define T_NO_0B		(1 << 3)	/* no leaf 0xb: older topology leaves */
-#define T_NO_SIG	(1 << 4)	/* cache sub-leaves without the flag */
-#define T_ODD_VENDOR	(1 << 5)
-#define T_NO_6		(1 << 6)	/* AMD: no 0x80000006 entry */
+#define T_AMD		0x01
+#define T_VMM_L3	0x02	/* the VMM describes an L3 already */
+#define T_NO_NULL	0x04	/* no null cache sub-leaf entry */
+#define T_NO_0B		0x08	/* no leaf 0xb: older topology leaves */
+#define T_NO_SIG	0x10	/* cache sub-leaves without the flag */
+#define T_ODD_VENDOR	0x20
+#define T_NO_6		0x40	/* AMD: no 0x80000006 entry */
 #define T_NR_OPTS	7
 
 /* A cache sub-leaf: type, level, sharing count. */
@@ -164,7 +164,8 @@ static void test_shift(void)
 		build(&t, T_AMD | T_NO_0B, s);
 		bad += pvple_l3_pkg_shift(t.e, t.n) != s;
 	}
-	ksft_test_result(!bad, "pkg_shift: from 0xb, leaf 1 (Intel) and 0x80000008 (AMD), 1-64 vCPUs\n");
+	ksft_test_result(!bad,
+			 "pkg_shift: from 0xb, leaf 1 (Intel), 0x80000008 (AMD), 1-64 vCPUs\n");
 
 	/* 0x1f, when present, outranks 0xb: it can add a die level. */
 	build(&t, 0, 2);
@@ -187,6 +188,16 @@ static void test_shift(void)
 			 "pkg_shift: a hostile shift is clamped to the 12-bit sharing field\n");
 }
 
+#define OFF		PVPLE_L3_OFF
+#define AUTO		PVPLE_L3_AUTO
+#define ON		PVPLE_L3_ON
+#define ADDED		PVPLE_L3_ADDED
+#define RESHARED	PVPLE_L3_RESHARED
+#define KEPT		PVPLE_L3_KEPT
+#define DISABLED	PVPLE_L3_DISABLED
+#define NO_VENDOR	PVPLE_L3_NO_VENDOR
+#define NO_SLOT		PVPLE_L3_NO_SLOT
+
 static void test_cases(void)
 {
 	static const struct {
@@ -196,22 +207,29 @@ static void test_cases(void)
 		enum pvple_l3_result want;
 		bool l3_after;	/* guest sees an L3 shared by the socket */
 	} cases[] = {
-		{ "Intel, no L3, auto: added", 0, PVPLE_L3_AUTO, PVPLE_L3_ADDED, true },
-		{ "Intel, no L3, on: added", 0, PVPLE_L3_ON, PVPLE_L3_ADDED, true },
-		{ "Intel, no L3, off: untouched", 0, PVPLE_L3_OFF, PVPLE_L3_DISABLED, false },
-		{ "Intel, VMM L3, auto: kept", T_VMM_L3, PVPLE_L3_AUTO, PVPLE_L3_KEPT, false },
-		{ "Intel, VMM L3, on: reshared", T_VMM_L3, PVPLE_L3_ON, PVPLE_L3_RESHARED, true },
-		{ "Intel, no null sub-leaf: no slot", T_NO_NULL, PVPLE_L3_ON, PVPLE_L3_NO_SLOT, false },
-		{ "Intel, sub-leaves without index flag: no slot", T_NO_SIG, PVPLE_L3_ON, PVPLE_L3_NO_SLOT, false },
-		{ "Intel, leaf 1 topology only: added", T_NO_0B, PVPLE_L3_AUTO, PVPLE_L3_ADDED, true },
-		{ "other vendor: untouched", T_ODD_VENDOR, PVPLE_L3_ON, PVPLE_L3_NO_VENDOR, false },
-		{ "AMD, no L3, auto: added", T_AMD, PVPLE_L3_AUTO, PVPLE_L3_ADDED, true },
-		{ "AMD, no L3, off: untouched", T_AMD, PVPLE_L3_OFF, PVPLE_L3_DISABLED, false },
-		{ "AMD, VMM L3, auto: kept", T_AMD | T_VMM_L3, PVPLE_L3_AUTO, PVPLE_L3_KEPT, false },
-		{ "AMD, VMM L3, on: reshared", T_AMD | T_VMM_L3, PVPLE_L3_ON, PVPLE_L3_RESHARED, true },
-		{ "AMD, no 0x80000006 entry: no usable L3", T_AMD | T_NO_6, PVPLE_L3_AUTO, PVPLE_L3_ADDED, false },
-		{ "AMD, 0x80000008 topology: added", T_AMD | T_NO_0B, PVPLE_L3_ON, PVPLE_L3_ADDED, true },
-		{ "AMD, no null sub-leaf, 0x80000006 only", T_AMD | T_NO_NULL, PVPLE_L3_AUTO, PVPLE_L3_ADDED, false },
+		{ "Intel, no L3, auto: added", 0, AUTO, ADDED, true },
+		{ "Intel, no L3, on: added", 0, ON, ADDED, true },
+		{ "Intel, no L3, off: untouched", 0, OFF, DISABLED, false },
+		{ "Intel, VMM L3, auto: kept", T_VMM_L3, AUTO, KEPT, false },
+		{ "Intel, VMM L3, on: reshared", T_VMM_L3, ON, RESHARED, true },
+		{ "Intel, no null sub-leaf: no slot", T_NO_NULL, ON, NO_SLOT,
+		  false },
+		{ "Intel, sub-leaves without index flag: no slot", T_NO_SIG, ON,
+		  NO_SLOT, false },
+		{ "Intel, leaf 1 topology only: added", T_NO_0B, AUTO, ADDED,
+		  true },
+		{ "other vendor: untouched", T_ODD_VENDOR, ON, NO_VENDOR, false },
+		{ "AMD, no L3, auto: added", T_AMD, AUTO, ADDED, true },
+		{ "AMD, no L3, off: untouched", T_AMD, OFF, DISABLED, false },
+		{ "AMD, VMM L3, auto: kept", T_AMD | T_VMM_L3, AUTO, KEPT, false },
+		{ "AMD, VMM L3, on: reshared", T_AMD | T_VMM_L3, ON, RESHARED,
+		  true },
+		{ "AMD, no 0x80000006 entry: no usable L3", T_AMD | T_NO_6, AUTO,
+		  ADDED, false },
+		{ "AMD, 0x80000008 topology: added", T_AMD | T_NO_0B, ON, ADDED,
+		  true },
+		{ "AMD, no null sub-leaf, 0x80000006 only", T_AMD | T_NO_NULL,
+		  AUTO, ADDED, false },
 	};
 	const unsigned int shift = 2;	/* a 4-vCPU socket */
 	struct pvple_l3_undo undo;
@@ -327,7 +345,8 @@ static void test_properties(void)
 				bad[3] += !same(&t, &orig);
 			}
 	ksft_test_result(!bad[0], "property: edits only cache leaves, in place (%u tables)\n", n);
-	ksft_test_result(!bad[1], "property: off, kept, no vendor, no slot leave the table as it was\n");
+	ksft_test_result(!bad[1],
+			 "property: off, kept, no vendor, no slot leave the table alone\n");
 	ksft_test_result(!bad[2], "property: the L3's sharing count is the socket's\n");
 	ksft_test_result(!bad[3], "property: revert restores the VMM's table exactly\n");
 }
