@@ -1,8 +1,11 @@
 #!/bin/bash
-# "make bench": boots the test host with the bench plan and prints the
-# table "metric pvple stock ratio" that pvple_bench measured side by side in
-# that one boot.  The same rows go to a file named on the last line, so that
-# a later run can be compared with this one.
+# "make bench": two boots of the test host.
+#  ple  pvple_bench: the table "metric pvple stock ratio", measured side by
+#       side in one boot (PLE exits, yields, parks).
+#  l3   scripts/guest/l1-l3-bench.sh: a nested Linux guest under a wake-up
+#       load without an L3, with kvm-pvple's and with QEMU's (l3_cache=).
+# PVPLE_BENCH_ONLY=ple|l3 runs one of them.  The tables also go to files
+# named on the last lines, so that a later run can be compared.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 "$PVPLE_TOP/scripts/testhost/prepare.sh" || die "prepare failed"
@@ -10,6 +13,79 @@ set -uo pipefail
 pvple_resolve_versions
 out=$WORK/bench
 mkdir -p "$out"
+only=${PVPLE_BENCH_ONLY:-}
+stamp=$(date +%Y%m%d-%H%M%S)
+
+bench_l3() {
+	GUEST_STOCK=1 "$PVPLE_TOP/scripts/guest/build.sh" ||
+		die "guest kernel build failed"
+	# Nested guests need multi-threaded TCG (Documentation/testhost.rst).
+	PVPLE_L2=1 PVPLE_TCG_THREAD=multi PVPLE_L1_SMP=${PVPLE_L1_SMP:-1} \
+	PVPLE_TIME_LIMIT=${PVPLE_TIME_LIMIT:-3600} \
+		"$PVPLE_TOP/scripts/testhost/boot.sh" l3bench "$out/l3" \
+		L3_WAKE=${L3_WAKE:-pipe:2:4000} L3_ROUNDS=${L3_ROUNDS:-5} \
+		>"$out/l3.verdict" 2>&1
+	local rc=$? table=$out/l3-$stamp.txt
+	grep -a '^# [a-z]*: index3=\|^not ok' "$out/l3/results.tap" >"$table.log"
+	grep '^# [a-z]*: index3=\|^not ok' "$table.log"
+	l3_table <"$table.log" >"$table"
+	echo
+	cat "$table"
+	if [ "$rc" != 0 ]; then
+		grep -E '^  (L1|l3bench: not ok)' "$out/l3.verdict"
+		echo "the L3 bench boot failed (an emulator failure above, or a"
+		echo "configuration that did not do what it says): the table has"
+		echo "only the runs before it; logs in $out/l3"
+		exit 1
+	fi
+	echo "L3 rows written to $table"
+}
+
+# Per configuration, from the "# NAME: index3=L secs=S res=R cal=C
+# exits=E" lines: totals over its runs, per 1000 pipe passes, with the
+# range of the per-run IPI figure (the noise); ratios against "none".
+l3_table() {
+	awk -v wake="${L3_WAKE:-pipe:2:4000}" '
+	$3 ~ /^index3=/ {
+		c = $2; sub(":", "", c)
+		for (i = 4; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+		s[c] += v["secs"]; res[c] += v["res"]; cal[c] += v["cal"]
+		ex[c] += v["exits"]; k[c]++; n[c] += v["passes"] / 1000
+		r = (v["res"] + v["cal"]) / v["passes"] * 1000
+		if (!(c in lo) || r < lo[c]) lo[c] = r
+		if (!(c in hi) || r > hi[c]) hi[c] = r
+	}
+	END {
+		printf "l2-wake %s, 1 socket x 4 vCPUs, per 1000 messages\n", wake
+		printf "%-6s %4s %7s %8s %8s %9s %15s %9s\n", "config", "runs",
+		       "secs", "RES/1k", "CAL/1k", "IPIs/1k", "(range)", "exits/1k"
+		split("none pvple qemu", order, " ")
+		for (j = 1; j <= 3; j++) {
+			c = order[j]
+			if (!k[c])
+				continue
+			p = n[c]
+			printf "%-6s %4d %7.2f %8.1f %8.1f %9.1f %7.1f-%-7.1f %9.1f\n",
+			       c, k[c], s[c] / k[c], res[c] / p, cal[c] / p,
+			       (res[c] + cal[c]) / p, lo[c], hi[c], ex[c] / p
+		}
+		for (j = 2; j <= 3; j++) {
+			c = order[j]
+			if (!k[c] || !k["none"] || !(res["none"] + cal["none"]))
+				continue
+			q = n["none"] / n[c]
+			printf "%s vs none: IPIs %+.1f%%, exits %+.1f%%, time %+.1f%%\n", c,
+			       100 * ((res[c] + cal[c]) * q / (res["none"] + cal["none"]) - 1),
+			       100 * (ex[c] * q / ex["none"] - 1),
+			       100 * (s[c] / k[c] / (s["none"] / k["none"]) - 1)
+		}
+	}'
+}
+
+if [ "$only" = l3 ]; then
+	bench_l3
+	exit
+fi
 # One L1 CPU by default: single-threaded TCG runs every L1 CPU on one host
 # thread in turn, so two L1 CPUs are not concurrent in real time and L1's
 # scheduler would be measuring the emulator.  With one, every vCPU beyond
@@ -18,7 +94,7 @@ PVPLE_L1_SMP=${PVPLE_L1_SMP:-1} PVPLE_TIME_LIMIT=${PVPLE_TIME_LIMIT:-3600} \
 	"$PVPLE_TOP/scripts/testhost/boot.sh" bench "$out/l1" \
 	${PVPLE_BENCH_PARAMS:+pvple.bench_params=$PVPLE_BENCH_PARAMS} >"$out/verdict" 2>&1
 rc=$?
-table=$out/bench-$(date +%Y%m%d-%H%M%S).txt
+table=$out/bench-$stamp.txt
 sed -n '/^PVPLE-TEST bench/,/^PVPLE-EXIT/p' "$out/l1/results.tap" |
 	grep -v '^PVPLE-' | grep -v '^PVPLE-BENCH-TABLE' >"$table.log"
 sed -n '/^PVPLE-BENCH-TABLE/,/^PVPLE-EXIT/p' "$out/l1/results.tap" |
@@ -32,3 +108,4 @@ if [ "$rc" != 0 ] || [ ! -s "$table" ]; then
 	die "the bench boot failed; logs in $out"
 fi
 echo "bench rows written to $table"
+[ "$only" = ple ] || bench_l3
