@@ -17,6 +17,36 @@
 #define CREATE_TRACE_POINTS
 #include "pvple_trace.h"
 
+/* A parameter that takes one of a few names and holds its index. */
+struct pvple_enum_param {
+	const char * const *names;
+	int n;
+	int *val;
+};
+
+static int pvple_enum_set(const char *val, const struct kernel_param *kp)
+{
+	const struct pvple_enum_param *p = kp->arg;
+	int i = __sysfs_match_string(p->names, p->n, val);
+
+	if (i < 0)
+		return i;
+	WRITE_ONCE(*p->val, i);
+	return 0;
+}
+
+static int pvple_enum_get(char *buf, const struct kernel_param *kp)
+{
+	const struct pvple_enum_param *p = kp->arg;
+
+	return sysfs_emit(buf, "%s\n", p->names[READ_ONCE(*p->val)]);
+}
+
+static const struct kernel_param_ops pvple_enum_ops = {
+	.set = pvple_enum_set,
+	.get = pvple_enum_get,
+};
+
 static const char * const pvple_mode_names[PVPLE_NR_MODES] = {
 	[PVPLE_MODE_OFF]	= "off",
 	[PVPLE_MODE_YIELD]	= "yield",
@@ -25,27 +55,10 @@ static const char * const pvple_mode_names[PVPLE_NR_MODES] = {
 };
 
 int pvple_mode = PVPLE_MODE_AUTO;
-
-static int pvple_mode_set(const char *val, const struct kernel_param *kp)
-{
-	int mode = sysfs_match_string(pvple_mode_names, val);
-
-	if (mode < 0)
-		return mode;
-	WRITE_ONCE(pvple_mode, mode);
-	return 0;
-}
-
-static int pvple_mode_get(char *buf, const struct kernel_param *kp)
-{
-	return sysfs_emit(buf, "%s\n", pvple_mode_names[READ_ONCE(pvple_mode)]);
-}
-
-static const struct kernel_param_ops pvple_mode_ops = {
-	.set = pvple_mode_set,
-	.get = pvple_mode_get,
+static struct pvple_enum_param pvple_mode_param = {
+	pvple_mode_names, PVPLE_NR_MODES, &pvple_mode
 };
-module_param_cb(mode, &pvple_mode_ops, NULL, 0644);
+module_param_cb(mode, &pvple_enum_ops, &pvple_mode_param, 0644);
 MODULE_PARM_DESC(mode, "off | yield | park | auto (default): what a PLE exit with a usable record does");
 
 /*
@@ -92,27 +105,10 @@ static const char * const pvple_l3_names[PVPLE_NR_L3_MODES] = {
 };
 
 int pvple_l3_mode = PVPLE_L3_AUTO;
-
-static int pvple_l3_set(const char *val, const struct kernel_param *kp)
-{
-	int mode = sysfs_match_string(pvple_l3_names, val);
-
-	if (mode < 0)
-		return mode;
-	WRITE_ONCE(pvple_l3_mode, mode);
-	return 0;
-}
-
-static int pvple_l3_get(char *buf, const struct kernel_param *kp)
-{
-	return sysfs_emit(buf, "%s\n", pvple_l3_names[READ_ONCE(pvple_l3_mode)]);
-}
-
-static const struct kernel_param_ops pvple_l3_ops = {
-	.set = pvple_l3_set,
-	.get = pvple_l3_get,
+static struct pvple_enum_param pvple_l3_param = {
+	pvple_l3_names, PVPLE_NR_L3_MODES, &pvple_l3_mode
 };
-module_param_cb(l3_cache, &pvple_l3_ops, NULL, 0644);
+module_param_cb(l3_cache, &pvple_enum_ops, &pvple_l3_param, 0644);
 MODULE_PARM_DESC(l3_cache, "off | auto (default) | on: CPUID describes an L3 shared by each virtual socket of VMs created from now on");
 
 static int __init pvple_init(void)

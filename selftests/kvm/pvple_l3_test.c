@@ -187,6 +187,17 @@ static int set_table(struct kvm_vcpu *vcpu, enum vendor v, bool vmm_l3)
 	return r;
 }
 
+/* The VMM's table on vCPUs @from..NR_VCPUS-1: 0, or the first failure. */
+static int set_tables(struct kvm_vcpu **vcpus, int from, enum vendor v,
+		      bool vmm_l3)
+{
+	int i, r = 0;
+
+	for (i = from; i < NR_VCPUS && !r; i++)
+		r = set_table(vcpus[i], v, vmm_l3);
+	return r;
+}
+
 static void run_all(struct kvm_vm *vm, struct kvm_vcpu **vcpus)
 {
 	struct ucall uc;
@@ -253,13 +264,11 @@ static void check_mode(struct __test_metadata *_metadata, enum vendor v,
 	struct pvple_counts before, after;
 	u64 got;
 	struct kvm_vm *vm;
-	int i;
 
 	pvple_param_set("l3_cache", mode);
 	vm = create_vm(vcpus, v);
 	ASSERT_TRUE(pvple_vm_counts(vm, &before));
-	for (i = 0; i < NR_VCPUS; i++)
-		ASSERT_EQ(set_table(vcpus[i], v, vmm_l3), 0);
+	ASSERT_EQ(set_tables(vcpus, 0, v, vmm_l3), 0);
 	ASSERT_TRUE(pvple_vm_counts(vm, &after));
 	run_all(vm, vcpus);
 	ksft_print_msg("%s l3_cache=%s, VMM L3 %s: added %lu reshared %lu kept %lu off %lu\n",
@@ -321,15 +330,13 @@ TEST_F_TIMEOUT(pvple, mode_latched_at_creation, HARNESS_TIMEOUT_S)
 {
 	struct kvm_vcpu *vcpus[NR_VCPUS];
 	struct kvm_vm *vm;
-	int i;
 
 	if (!pvple_module_loaded())
 		SKIP(return, "kvm-pvple is not loaded");
 	pvple_param_set("l3_cache", "auto");
 	vm = create_vm(vcpus, INTEL);
 	pvple_param_set("l3_cache", "off");
-	for (i = 0; i < NR_VCPUS; i++)
-		ASSERT_EQ(set_table(vcpus[i], INTEL, false), 0);
+	ASSERT_EQ(set_tables(vcpus, 0, INTEL, false), 0);
 	pvple_param_set("l3_cache", "auto");
 	run_all(vm, vcpus);
 	EXPECT_TRUE(seen_ok(NR_VCPUS, 16384));
@@ -353,13 +360,11 @@ TEST_F_TIMEOUT(pvple, same_table_after_run, HARNESS_TIMEOUT_S)
 		SKIP(return, "kvm-pvple is not loaded");
 	pvple_param_set("l3_cache", "auto");
 	vm = create_vm(vcpus, AMD);
-	for (i = 0; i < NR_VCPUS; i++)
-		ASSERT_EQ(set_table(vcpus[i], AMD, false), 0);
+	ASSERT_EQ(set_tables(vcpus, 0, AMD, false), 0);
 	run_all(vm, vcpus);
 	ASSERT_TRUE(seen_ok(NR_VCPUS, 16384));
 
-	for (i = 0; i < NR_VCPUS; i++)
-		EXPECT_EQ(set_table(vcpus[i], AMD, false), 0);
+	EXPECT_EQ(set_tables(vcpus, 0, AMD, false), 0);
 
 	/* A different topology: KVM refuses it, as it would without us. */
 	t = vmm_table(AMD, 0, false);
@@ -387,7 +392,6 @@ TEST_F_TIMEOUT(pvple, vm_older_than_module, HARNESS_TIMEOUT_S)
 	struct kvm_vcpu *vcpus[NR_VCPUS];
 	struct pvple_counts c;
 	struct kvm_vm *vm;
-	int i;
 
 	if (why_skip())
 		SKIP(return, "%s", why_skip());
@@ -395,12 +399,10 @@ TEST_F_TIMEOUT(pvple, vm_older_than_module, HARNESS_TIMEOUT_S)
 	vm = create_vm(vcpus, INTEL);
 	ASSERT_EQ(set_table(vcpus[0], INTEL, false), 0);
 	module_l3("on");
-	for (i = 1; i < NR_VCPUS; i++)
-		ASSERT_EQ(set_table(vcpus[i], INTEL, false), 0);
+	ASSERT_EQ(set_tables(vcpus, 1, INTEL, false), 0);
 	run_all(vm, vcpus);
 	EXPECT_TRUE(seen_ok(0, 0));
-	for (i = 0; i < NR_VCPUS; i++)
-		EXPECT_EQ(set_table(vcpus[i], INTEL, false), 0);
+	EXPECT_EQ(set_tables(vcpus, 0, INTEL, false), 0);
 	/* Untracked until it registers a pvple area: nothing counted for it. */
 	EXPECT_FALSE(pvple_vm_counts(vm, &c));
 	kvm_vm_free(vm);
@@ -419,14 +421,12 @@ TEST_F_TIMEOUT(pvple, unload_keeps_cpuid, HARNESS_TIMEOUT_S)
 	struct kvm_vcpu *vcpus[NR_VCPUS];
 	struct kvm_cpuid2 *held;
 	struct kvm_vm *vm;
-	int i;
 
 	if (why_skip())
 		SKIP(return, "%s", why_skip());
 	module_l3("auto");
 	vm = create_vm(vcpus, AMD);
-	for (i = 0; i < NR_VCPUS; i++)
-		ASSERT_EQ(set_table(vcpus[i], AMD, false), 0);
+	ASSERT_EQ(set_tables(vcpus, 0, AMD, false), 0);
 	run_all(vm, vcpus);
 	ASSERT_TRUE(seen_ok(NR_VCPUS, 16384));
 
@@ -442,8 +442,7 @@ TEST_F_TIMEOUT(pvple, unload_keeps_cpuid, HARNESS_TIMEOUT_S)
 	EXPECT_EQ(errno, EINVAL);
 
 	module_l3("auto");
-	for (i = 0; i < NR_VCPUS; i++)
-		EXPECT_EQ(set_table(vcpus[i], AMD, false), 0);
+	EXPECT_EQ(set_tables(vcpus, 0, AMD, false), 0);
 	run_all(vm, vcpus);
 	EXPECT_TRUE(seen_ok(NR_VCPUS, 16384));
 	kvm_vm_free(vm);
