@@ -11,22 +11,17 @@
 # L1's KVM counts them, over the l2-wake window only.  TAP; each run's
 # figures are one "# NAME: index3=..." line, which scripts/testhost/bench.sh
 # sums up (also when a later run of the boot failed).
-QEMU="qemu-system-x86_64 -L /pvple/qemu"
+. "$(dirname "$0")/l1-lib.sh"
 wake=${L3_WAKE:-pipe:2:4000}
 rounds=${L3_ROUNDS:-5}
 exits=/sys/kernel/debug/kvm/exits
 vms=/sys/kernel/debug/kvm-pvple/vms
 param=/sys/module/kvm_pvple/parameters/l3_cache
-n=0
-failed=0
 
 echo "TAP version 13"
 echo "1..$((rounds * 3))"
 
-# See l1-guest-test.sh: a paused VM keeps KVM's static keys steady.
-$QEMU -accel kvm -cpu host -smp 1 -m 16M -display none -nodefaults -S \
-	-monitor none -serial none 2>/dev/null &
-keeper=$!
+keeper_start
 
 # run NAME QEMU_L3 MODULE_L3
 run() {
@@ -74,16 +69,6 @@ locktorture.torture_type=none" 2>>/tmp/l3-qemu.err &
 	esac
 }
 
-result() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n $2"
-	else
-		echo "not ok $n $2"
-		failed=$((failed + 1))
-	fi
-}
-
 i=0
 while [ "$i" -lt "$rounds" ]; do
 	i=$((i + 1))
@@ -94,8 +79,7 @@ while [ "$i" -lt "$rounds" ]; do
 	run qemu on auto
 	result $? "round $i: QEMU l3-cache=on: its L3 kept by auto"
 done
-kill "$keeper"
-wait "$keeper" 2>/dev/null
+keeper_stop
 echo auto >"$param"
 
 [ "$failed" = 0 ]

@@ -72,6 +72,7 @@ if [ -n "${PVPLE_L2:-}" ]; then
 	"$PVPLE_TOP/scripts/guest/mkl2initramfs.sh" "$root/pvple/l2/initramfs.cpio.gz"
 	cp "$PVPLE_TOP/scripts/guest/l1-guest-test.sh" "$root/pvple/bin/guest-test.sh"
 	cp "$PVPLE_TOP/scripts/guest/l1-l3-bench.sh" "$root/pvple/bin/l3-bench.sh"
+	cp "$PVPLE_TOP/scripts/guest/l1-lib.sh" "$root/pvple/bin/"
 fi
 
 cp "$PVPLE_TOP/scripts/testhost/init" "$root/init"
