@@ -17,7 +17,8 @@ fi
 # One boot per case: a nested-Linux boot under TCG fails often enough
 # (Documentation/testhost.rst) that five cases in one boot rarely finish.
 # A boot that failed with an emulator failure -- L1 stopped, or a guest
-# that vanished mid-boot -- is retried up to twice, and said so.
+# that vanished mid-boot -- is retried up to twice, and said so.  L1
+# writes a heartbeat every 10 s, so 90 s of silence is a stopped L1.
 pass=0 fail=0
 for c in ${GUEST_CASES:-patched no-module unpatched hotplug reload}; do
 	out=$WORK/guest-check/$c
@@ -25,6 +26,7 @@ for c in ${GUEST_CASES:-patched no-module unpatched hotplug reload}; do
 		PVPLE_L2=1 PVPLE_TCG_THREAD=${PVPLE_TCG_THREAD:-multi} \
 		PVPLE_L1_SMP=${PVPLE_L1_SMP:-1} \
 		PVPLE_TIME_LIMIT=${PVPLE_TIME_LIMIT:-1200} \
+		PVPLE_STALL_LIMIT=${PVPLE_STALL_LIMIT:-90} \
 			"$PVPLE_TOP/scripts/testhost/boot.sh" guest "$out" \
 			L2_SECS=${L2_SECS:-20} GUEST_CASES=$c >"$out.verdict" 2>&1
 		rc=$?

@@ -22,6 +22,7 @@ bench_l3() {
 	# Nested guests need multi-threaded TCG (Documentation/testhost.rst).
 	PVPLE_L2=1 PVPLE_TCG_THREAD=multi PVPLE_L1_SMP=${PVPLE_L1_SMP:-1} \
 	PVPLE_TIME_LIMIT=${PVPLE_TIME_LIMIT:-3600} \
+	PVPLE_STALL_LIMIT=${PVPLE_STALL_LIMIT:-90} \
 		"$PVPLE_TOP/scripts/testhost/boot.sh" l3bench "$out/l3" \
 		L3_WAKE=${L3_WAKE:-pipe:2:4000} L3_ROUNDS=${L3_ROUNDS:-5} \
 		>"$out/l3.verdict" 2>&1
