@@ -20,6 +20,7 @@ fi
 # that vanished mid-boot -- is retried up to twice, and said so.  L1
 # writes a heartbeat every 10 s, so 90 s of silence is a stopped L1.
 pass=0 fail=0
+mkdir -p "$WORK/guest-check"
 for c in ${GUEST_CASES:-patched no-module unpatched hotplug reload}; do
 	out=$WORK/guest-check/$c
 	for attempt in 1 2 3; do
@@ -32,8 +33,10 @@ for c in ${GUEST_CASES:-patched no-module unpatched hotplug reload}; do
 		rc=$?
 		[ "$rc" = 0 ] && break
 		# Emulator: L1 stopped, or the guest vanished without a word.
-		# Never when L1 logged a kernel failure: that is a real one.
-		if ! grep -q 'L1 kernel log:' "$out.verdict" &&
+		# Never when L1 logged a kernel failure: that is a real one,
+		# nor when there was no boot to judge.
+		if [ -f "$out/results.tap" ] &&
+		   ! grep -q 'L1 kernel log:' "$out.verdict" &&
 		   { grep -q 'L1: hang\|L1: time-out\|did not finish' "$out.verdict" ||
 		     { ! grep -q ': L2-END' "$out/results.tap" &&
 		       ! grep -Eq 'BUG|WARNING|Oops|stall|lockup' "$out/results.tap"; }; }; then
