@@ -33,9 +33,6 @@ struct pvple_hook {
 	bool registered;
 };
 
-/* Is kvm_set_cpuid() hooked, i.e. can l3_cache= do anything? */
-bool pvple_cpuid_hooked;
-
 static void pvple_spin_redirect(struct kvm_vcpu *me, bool yield_to_kernel_mode)
 {
 	int idx = srcu_read_lock(&pvple_srcu);
@@ -195,7 +192,6 @@ void pvple_hooks_exit(void)
 	pvple_park_shutdown();
 	for (i = ARRAY_SIZE(pvple_hooks) - 1; i >= 0; i--)
 		pvple_hook_unregister(&pvple_hooks[i]);
-	pvple_cpuid_hooked = false;
 
 	/*
 	 * No new calls reach our replacements now.  Wait for every one still
@@ -217,8 +213,16 @@ int pvple_hooks_init(void)
 			return ret;
 		}
 	}
+	return 0;
+}
+
+/* Is kvm_set_cpuid() hooked, i.e. can l3_cache= do anything? */
+bool pvple_cpuid_hooked(void)
+{
+	int i;
+
 	for (i = 0; i < ARRAY_SIZE(pvple_hooks); i++)
 		if (pvple_hooks[i].observe == pvple_cpuid_observe)
-			pvple_cpuid_hooked = pvple_hooks[i].registered;
-	return 0;
+			return pvple_hooks[i].registered;
+	return false;
 }

@@ -96,13 +96,14 @@ static int l3_ext_topo_shift(const struct kvm_cpuid_entry2 *e, int nent,
 }
 
 /* How many low APIC-id bits number the vCPUs within one socket. */
-unsigned int pvple_l3_pkg_shift(const struct kvm_cpuid_entry2 *e, int nent)
+static unsigned int l3_pkg_shift(const struct kvm_cpuid_entry2 *e, int nent,
+				 int vendor)
 {
 	int k, shift = l3_ext_topo_shift(e, nent, 0x1f);
 
 	if (shift < 0)
 		shift = l3_ext_topo_shift(e, nent, 0xb);
-	if (shift < 0 && l3_vendor(e, nent) == L3_AMD &&
+	if (shift < 0 && vendor == L3_AMD &&
 	    l3_max_leaf(e, nent, 0x80000000) >= 0x80000008) {
 		k = l3_find(e, nent, 0x80000008, 0);
 		if (k >= 0) {
@@ -120,6 +121,11 @@ unsigned int pvple_l3_pkg_shift(const struct kvm_cpuid_entry2 *e, int nent)
 	if (shift < 0)
 		shift = 0;
 	return shift > L3_MAX_SHIFT ? L3_MAX_SHIFT : shift;
+}
+
+unsigned int pvple_l3_pkg_shift(const struct kvm_cpuid_entry2 *e, int nent)
+{
+	return l3_pkg_shift(e, nent, l3_vendor(e, nent));
 }
 
 /* Where the L3 sub-leaf of @fn is, or the null sub-leaf that can carry it. */
@@ -184,7 +190,7 @@ enum pvple_l3_result pvple_l3_apply(struct kvm_cpuid_entry2 *e, int nent,
 	if (!vendor)
 		return PVPLE_L3_NO_VENDOR;
 
-	sharing = 1u << pvple_l3_pkg_shift(e, nent);
+	sharing = 1u << l3_pkg_shift(e, nent, vendor);
 	l3_scan(e, nent, vendor == L3_INTEL ? 4 : 0x8000001d, &l3, &slot);
 	/*
 	 * Linux's AMD path ignores every L3 while 0x80000006 EDX is zero;

@@ -157,8 +157,8 @@ void pvple_cpuid_set(struct kvm_vcpu *vcpu, struct kvm_cpuid_entry2 *e2,
 		     int nent);
 
 /* hooks.c */
-extern bool pvple_cpuid_hooked;
 int pvple_hooks_init(void);
 void pvple_hooks_exit(void);
+bool pvple_cpuid_hooked(void);
 
 #endif /* _KVM_PVPLE_H */

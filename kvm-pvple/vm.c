@@ -291,7 +291,7 @@ static int pvple_global_show(struct seq_file *m, void *unused)
 		   atomic64_read(&pvple_vms_destroyed));
 	seq_printf(m, "vm_alloc_failed %lld\n",
 		   atomic64_read(&pvple_vm_alloc_failed));
-	seq_printf(m, "cpuid_hooked %d\n", pvple_cpuid_hooked);
+	seq_printf(m, "cpuid_hooked %d\n", pvple_cpuid_hooked());
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(pvple_global);
