@@ -36,9 +36,9 @@ for c in ${GUEST_CASES:-patched no-module unpatched hotplug reload}; do
 		# Never when L1 logged a kernel failure: that is a real one,
 		# nor when there was no boot to judge.
 		if [ -f "$out/results.tap" ] &&
-		   ! grep -q 'L1 kernel log:' "$out.verdict" &&
-		   { grep -q 'L1: hang\|L1: time-out\|did not finish' "$out.verdict" ||
-		     { ! grep -q ': L2-END' "$out/results.tap" &&
+		   { pvple_l1_stopped "$out.verdict" ||
+		     { ! grep -q 'L1 kernel log:' "$out.verdict" &&
+		       ! grep -q ': L2-END' "$out/results.tap" &&
 		       ! grep -Eq 'BUG|WARNING|Oops|stall|lockup' "$out/results.tap"; }; }; then
 			echo "RETRY: $c: emulator failure (attempt $attempt)"
 			grep -E 'L1:|not ok|exited with' "$out.verdict" "$out/results.tap" |

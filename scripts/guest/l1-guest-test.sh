@@ -28,13 +28,9 @@ run_l2() {
 	name=$1 kernel=$2 extra=$3 action=${4:-}
 	log=/tmp/$name.log
 	: >"/tmp/$name.counts"
-	$QEMU -accel kvm -cpu host,-xsave -smp 4 -m 256M -display none \
-		-nodefaults -no-reboot -serial file:"$log" \
-		-kernel /pvple/l2/"$kernel" -initrd /pvple/l2/initramfs.cpio.gz \
-		-append "console=ttyS0 panic=-1 l2.secs=$secs $extra \
+	l2_start "$log" "$kernel" host,-xsave "l2.secs=$secs $extra \
 locktorture.torture_type=spin_lock locktorture.nwriters_stress=8 \
-locktorture.stutter=0 locktorture.stat_interval=5" &
-	qpid=$!
+locktorture.stutter=0 locktorture.stat_interval=5" -smp 4
 	t=0
 	while kill -0 "$qpid" 2>/dev/null; do
 		sleep 1

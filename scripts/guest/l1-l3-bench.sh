@@ -27,15 +27,9 @@ keeper_start
 run() {
 	name=$1 log=/tmp/l3-$1.log
 	echo "$3" >"$param" || return 1
-	: >"$log"
-	$QEMU -accel kvm -cpu host,-xsave,l3-cache="$2" \
-		-smp 4,sockets=1,cores=4,threads=1 -m 256M -display none \
-		-nodefaults -no-reboot -serial file:"$log" \
-		-kernel /pvple/l2/bzImage-stock \
-		-initrd /pvple/l2/initramfs.cpio.gz \
-		-append "console=ttyS0 panic=-1 l2.wake=$wake \
-locktorture.torture_type=none" 2>>/tmp/l3-qemu.err &
-	qpid=$!
+	l2_start "$log" bzImage-stock host,-xsave,l3-cache="$2" \
+		"l2.wake=$wake locktorture.torture_type=none" \
+		-smp 4,sockets=1,cores=4,threads=1 2>>/tmp/l3-qemu.err
 	e0= e1= t=0 counts=
 	while kill -0 "$qpid" 2>/dev/null; do
 		sleep 0.2

@@ -27,3 +27,16 @@ keeper_stop() {
 	kill "$keeper"
 	wait "$keeper" 2>/dev/null
 }
+
+# l2_start LOG KERNEL CPU APPEND [QEMU-ARGS...]: a nested guest in the
+# background, its console in LOG, its pid in $qpid.
+l2_start() {
+	log=$1 kernel=$2 cpu=$3 append=$4
+	shift 4
+	: >"$log"
+	$QEMU -accel kvm -cpu "$cpu" "$@" -m 256M -display none \
+		-nodefaults -no-reboot -serial file:"$log" \
+		-kernel /pvple/l2/"$kernel" -initrd /pvple/l2/initramfs.cpio.gz \
+		-append "console=ttyS0 panic=-1 $append" &
+	qpid=$!
+}

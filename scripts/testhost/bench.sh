@@ -33,8 +33,8 @@ bench_l3() {
 			>"$out/l3.verdict" 2>&1
 		rc=$?
 		if [ "$rc" != 0 ] && [ "$attempt" != 3 ] &&
-		   grep -q 'L1: hang\|L1: time-out' "$out/l3.verdict" &&
-		   ! grep -q 'L1 kernel log:\|l3bench: not ok' "$out/l3.verdict"; then
+		   pvple_l1_stopped "$out/l3.verdict" &&
+		   ! grep -q 'l3bench: not ok' "$out/l3.verdict"; then
 			echo "RETRY: L3 bench: L1 stopped (attempt $attempt)"
 			continue
 		fi

@@ -30,3 +30,11 @@ pvple_resolve_versions() {
 	BUILD=$WORK/build/$(printf '%s' "$PVPLE_TOP" | md5sum | cut -c1-8)
 	export KVER KSRC_VER KDIR KIMAGE KMODS WORK KSRC BUILD
 }
+
+# pvple_l1_stopped VERDICT: true when a nested-guest boot failed because
+# L1 stopped (hang or time-out under multi-threaded TCG) and L1 logged no
+# kernel failure: an emulator failure, which the callers retry.
+pvple_l1_stopped() {
+	grep -q 'L1: hang\|L1: time-out\|did not finish' "$1" &&
+		! grep -q 'L1 kernel log:' "$1"
+}
