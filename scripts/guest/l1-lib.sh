@@ -1,6 +1,11 @@
-# Sourced by the scripts that run nested guests inside the test host (L1):
-# TAP results, and the paused VM that keeps KVM's static keys steady.
-QEMU="qemu-system-x86_64 -L /pvple/qemu"
+# Sourced by the scripts that run nested guests inside the test host (L1),
+# or on a real KVM host (make bench-host): TAP results, the paused VM that
+# keeps KVM's static keys steady, and how a guest is started.
+#   PVPLE_QEMU    the VMM (default: the test host's copy and firmware)
+#   PVPLE_L2_DIR  bzImage-VARIANT and initramfs-VARIANT.cpio.gz, as
+#                 scripts/guest/stage-l2.sh lays them out
+QEMU=${PVPLE_QEMU:-qemu-system-x86_64 -L /pvple/qemu}
+L2_DIR=${PVPLE_L2_DIR:-/pvple/l2}
 n=0
 failed=0
 
@@ -29,14 +34,23 @@ keeper_stop() {
 }
 
 # l2_start LOG KERNEL CPU APPEND [QEMU-ARGS...]: a nested guest in the
-# background, its console in LOG, its pid in $qpid.
+# background, its console in LOG, its pid in $qpid.  KERNEL is
+# bzImage-VARIANT; the initramfs is that variant's (its modules).  With
+# L2_DRY set, prints the command instead.
 l2_start() {
 	log=$1 kernel=$2 cpu=$3 append=$4
 	shift 4
-	: >"$log"
-	$QEMU -accel kvm -cpu "$cpu" "$@" -m 256M -display none \
+	set -- -accel kvm -cpu "$cpu" "$@" -m 256M -display none \
 		-nodefaults -no-reboot -serial file:"$log" \
-		-kernel /pvple/l2/"$kernel" -initrd /pvple/l2/initramfs.cpio.gz \
-		-append "console=ttyS0 panic=-1 $append" &
+		-kernel "$L2_DIR/$kernel" \
+		-initrd "$L2_DIR/initramfs-${kernel#bzImage-}.cpio.gz" \
+		-append "console=ttyS0 panic=-1 $append"
+	if [ -n "${L2_DRY:-}" ]; then
+		echo "# would run: $QEMU $*"
+		qpid=
+		return
+	fi
+	: >"$log"
+	$QEMU "$@" &
 	qpid=$!
 }

@@ -65,13 +65,20 @@ if [ -n "${PVPLE_L2:-}" ]; then
 	cp -L /usr/share/seabios/bios-256k.bin /usr/share/qemu/kvmvapic.bin \
 	      /usr/share/qemu/linuxboot_dma.bin /usr/share/qemu/linuxboot.bin \
 	      /usr/share/qemu/pvh.bin "$root/pvple/qemu/"
-	for v in pvple stock; do
-		[ -f "$WORK/guest/$v/bzImage" ] &&
-			cp "$WORK/guest/$v/bzImage" "$root/pvple/l2/bzImage-$v"
-	done
-	"$PVPLE_TOP/scripts/guest/mkl2initramfs.sh" "$root/pvple/l2/initramfs.cpio.gz"
+	"$PVPLE_TOP/scripts/guest/stage-l2.sh" "$root/pvple/l2"
+	# Debian's perf for 6.12 (PVPLE_PERF=1, the Linux-guest benchmark).
+	if [ -n "${PVPLE_PERF:-}" ]; then
+		perf --version | grep -q '^perf version 6\.12\.' ||
+			die "perf for 6.12 is not installed (linux-perf from bookworm-backports)"
+		cp /usr/bin/perf "$root/usr/bin/perf"
+		for lib in $(ldd /usr/bin/perf | grep -o '/[^ ]*\.so[^ ]*' | sort -u); do
+			mkdir -p "$root$(dirname "$lib")"
+			cp -L "$lib" "$root$lib"
+		done
+	fi
 	cp "$PVPLE_TOP/scripts/guest/l1-guest-test.sh" "$root/pvple/bin/guest-test.sh"
 	cp "$PVPLE_TOP/scripts/guest/l1-l3-bench.sh" "$root/pvple/bin/l3-bench.sh"
+	cp "$PVPLE_TOP/scripts/guest/l1-guests-bench.sh" "$root/pvple/bin/guests-bench.sh"
 	cp "$PVPLE_TOP/scripts/guest/l1-lib.sh" "$root/pvple/bin/"
 fi
 
