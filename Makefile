@@ -5,6 +5,8 @@
 #   make                build kvm-pvple.ko against KDIR (the running kernel)
 #   make check          all tests in the nested test host (see README)
 #   make demo           boot the test host and show what the module observes
+#   make bench          the benchmarks (bench-guests: the Linux-guest one)
+#   make bench-host     the Linux-guest benchmark on a real KVM host
 #   make unit           userspace unit tests of the pure logic only
 #   make selftests      build the KVM selftests (needs KSRC, a 6.12 tree)
 
@@ -41,6 +43,15 @@ demo:
 bench:
 	scripts/testhost/bench.sh
 
+# The Linux-guest part of "make bench" alone.
+bench-guests:
+	PVPLE_BENCH_ONLY=guests scripts/testhost/bench.sh
+
+# The same Linux-guest benchmark on a real KVM host with PLE (root).
+# "make bench-host DRY_RUN=1" checks it and prints the plan, without KVM.
+bench-host:
+	scripts/bench-host.sh $(if $(DRY_RUN),--dry-run)
+
 guest-check:
 	scripts/guest/check.sh
 
@@ -50,4 +61,5 @@ selfcheck:
 checkpatch:
 	scripts/checkpatch.sh
 
-.PHONY: all modules fixture clean unit selftests check demo bench guest-check selfcheck checkpatch
+.PHONY: all modules fixture clean unit selftests check demo bench bench-guests bench-host \
+	guest-check selfcheck checkpatch

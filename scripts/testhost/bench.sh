@@ -1,45 +1,101 @@
 #!/bin/bash
-# "make bench": two boots of the test host.
-#  ple  pvple_bench: the table "metric pvple stock ratio", measured side by
-#       side in one boot (PLE exits, yields, parks).
-#  l3   scripts/guest/l1-l3-bench.sh: a nested Linux guest under a wake-up
-#       load without an L3, with kvm-pvple's and with QEMU's (l3_cache=).
-# PVPLE_BENCH_ONLY=ple|l3 runs one of them.  The tables also go to files
-# named on the last lines, so that a later run can be compared.
+# "make bench": three boots of the test host.
+#  ple     pvple_bench: the table "metric pvple stock ratio", measured side
+#          by side in one boot (PLE exits, yields, parks).  Synthetic.
+#  l3      scripts/guest/l1-l3-bench.sh: a nested Linux guest under a
+#          wake-up load without an L3, with kvm-pvple's and with QEMU's.
+#  guests  scripts/guest/l1-guests-bench.sh: real Linux guests running
+#          hackbench, dbench and locktorture beside a CPU-hog guest on two
+#          L1 CPUs, in six configurations from PLE alone to the product.
+# PVPLE_BENCH_ONLY=ple|l3|guests runs one of them.  The tables also go to
+# files named on the last lines, so that a later run can be compared.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
-"$PVPLE_TOP/scripts/testhost/prepare.sh" || die "prepare failed"
+only=${PVPLE_BENCH_ONLY:-}
+extra=()
+[ -n "$only" ] && [ "$only" != guests ] ||
+	extra=(rt-tests dbench gnuplot-nox linux-perf:6.12)
+"$PVPLE_TOP/scripts/testhost/prepare.sh" "${extra[@]}" || die "prepare failed"
 "$PVPLE_TOP/scripts/testhost/build.sh" || die "build failed"
 pvple_resolve_versions
 out=$WORK/bench
 mkdir -p "$out"
-only=${PVPLE_BENCH_ONLY:-}
 stamp=$(date +%Y%m%d-%H%M%S)
 
-bench_l3() {
-	GUEST_STOCK=1 "$PVPLE_TOP/scripts/guest/build.sh" ||
-		die "guest kernel build failed"
-	# Nested guests need multi-threaded TCG (Documentation/testhost.rst).
-	# As in guest-check, a boot in which L1 stopped (and logged no kernel
-	# failure) is an emulator failure: it is started again, at most twice,
-	# and said so; its runs are dropped, not mixed with the next boot's.
-	local attempt rc
+# boot_nested NAME PLAN [ARGS...]: one boot of the test host that runs
+# nested guests (multi-threaded TCG: Documentation/testhost.rst), logs in
+# $out/NAME.  As in guest-check, a boot in which L1 stopped (and logged no
+# kernel failure) is an emulator failure: it is started again, at most
+# twice, and said so; its runs are dropped, never mixed with the next
+# boot's.  Returns the last boot's status.
+boot_nested() {
+	local name=$1 plan=$2 attempt rc
+	shift 2
 	for attempt in 1 2 3; do
-		PVPLE_L2=1 PVPLE_TCG_THREAD=multi PVPLE_L1_SMP=${PVPLE_L1_SMP:-1} \
+		PVPLE_L2=1 PVPLE_TCG_THREAD=multi \
 		PVPLE_TIME_LIMIT=${PVPLE_TIME_LIMIT:-3600} \
 		PVPLE_STALL_LIMIT=${PVPLE_STALL_LIMIT:-90} \
-			"$PVPLE_TOP/scripts/testhost/boot.sh" l3bench "$out/l3" \
-			L3_WAKE=${L3_WAKE:-pipe:2:4000} L3_ROUNDS=${L3_ROUNDS:-5} \
-			>"$out/l3.verdict" 2>&1
+			"$PVPLE_TOP/scripts/testhost/boot.sh" "$plan" "$out/$name" "$@" \
+			>"$out/$name.verdict" 2>&1
 		rc=$?
 		if [ "$rc" != 0 ] && [ "$attempt" != 3 ] &&
-		   pvple_l1_stopped "$out/l3.verdict" &&
-		   ! grep -q 'l3bench: not ok' "$out/l3.verdict"; then
-			echo "RETRY: L3 bench: L1 stopped (attempt $attempt)"
+		   pvple_l1_stopped "$out/$name.verdict" &&
+		   ! grep -q "$plan: not ok" "$out/$name.verdict"; then
+			echo "RETRY: $name: L1 stopped (attempt $attempt);" \
+			     "its runs are dropped"
+			grep -E '^  L1' "$out/$name.verdict" | sed 's/^/  /'
 			continue
 		fi
 		break
 	done
+	return "$rc"
+}
+
+bench_guests() {
+	local v rc table=$out/guests-$stamp.txt
+	for v in stock gyield pvple; do
+		GUEST_VARIANT=$v "$PVPLE_TOP/scripts/guest/build.sh" ||
+			die "guest kernel build failed ($v)"
+	done
+	log "Linux-guest benchmark: ${GB_ROUNDS:-5} rounds of 6 configurations"
+	PVPLE_PERF=1 PVPLE_L1_SMP=${PVPLE_L1_SMP:-2} \
+		boot_nested guests guestbench GB_ROUNDS="${GB_ROUNDS:-5}" \
+		${GB_CONFIGS:+GB_CONFIGS="$GB_CONFIGS"} ${GB_HB:+GB_HB=$GB_HB} \
+		${GB_DB:+GB_DB=$GB_DB} ${GB_LT:+GB_LT=$GB_LT} \
+		${GB_HOGS:+GB_HOGS=$GB_HOGS} ${GB_VCPUS:+GB_VCPUS=$GB_VCPUS}
+	rc=$?
+	grep -a '^# \|^ok\|^not ok' "$out/guests/results.tap" >"$table.log"
+	mkdir -p "$out/guests-$stamp"
+	{
+		sed -n 's/^# guests-bench: //p' "$table.log" | head -n 1
+		echo "test host: L1 = Debian $KVER under QEMU TCG, $(grep -c '^processor' /proc/cpuinfo) host cores;"
+		echo "no PLE hardware: the pause-filter fixture makes every PAUSE exit"
+		echo
+		"$PVPLE_TOP/scripts/guest/guests-table.sh" "$table.log" "$out/guests-$stamp"
+		echo
+		echo "perf stat in L1 over each run, median per configuration:"
+		awk '$2 == "perf" { split($3, c, "="); split($5, e, "=")
+			k = c[2] " " e[1]; s[k] = s[k] " " e[2] }
+		END { for (k in s) print "  " k ":" s[k] }' "$table.log" | sort
+	} >"$table"
+	cat "$table"
+	grep -E '^(not ok|# [a-z]+: )' "$table.log" | head -n 20
+	if [ "$rc" != 0 ]; then
+		grep -E '^  (L1|guestbench)' "$out/guests.verdict"
+		echo "the guests bench boot failed: the table has only its runs"
+		echo "before the failure; logs in $out/guests"
+		exit 1
+	fi
+	echo "guests table written to $table, plots in $out/guests-$stamp/"
+}
+
+bench_l3() {
+	GUEST_STOCK=1 "$PVPLE_TOP/scripts/guest/build.sh" ||
+		die "guest kernel build failed"
+	local rc
+	PVPLE_L1_SMP=${PVPLE_L1_SMP:-1} boot_nested l3 l3bench \
+		L3_WAKE="${L3_WAKE:-pipe:2:4000}" L3_ROUNDS="${L3_ROUNDS:-5}"
+	rc=$?
 	local table=$out/l3-$stamp.txt
 	grep -a '^# [a-z]*: index3=\|^not ok' "$out/l3/results.tap" >"$table.log"
 	grep '^# [a-z]*: index3=\|^not ok' "$table.log"
@@ -97,10 +153,10 @@ l3_table() {
 	}'
 }
 
-if [ "$only" = l3 ]; then
-	bench_l3
-	exit
-fi
+case $only in
+l3) bench_l3; exit ;;
+guests) bench_guests; exit ;;
+esac
 # One L1 CPU by default: single-threaded TCG runs every L1 CPU on one host
 # thread in turn, so two L1 CPUs are not concurrent in real time and L1's
 # scheduler would be measuring the emulator.  With one, every vCPU beyond
@@ -123,4 +179,6 @@ if [ "$rc" != 0 ] || [ ! -s "$table" ]; then
 	die "the bench boot failed; logs in $out"
 fi
 echo "bench rows written to $table"
-[ "$only" = ple ] || bench_l3
+[ "$only" = ple ] && exit
+bench_l3
+bench_guests

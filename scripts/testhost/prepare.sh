@@ -1,31 +1,45 @@
 #!/bin/bash
+# prepare.sh [PACKAGE[:MIN-VERSION]]...
 # Installs what the pvple test host needs on Debian 12 and unpacks the 6.12
 # source.  Idempotent: a machine that has everything does no network I/O.
+# Extra packages (the benchmarks' workloads) may be named; one with a
+# minimum version comes from bookworm-backports when bookworm's is older.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 PKGS=(busybox-static cpio kmod xz-utils make gcc libc6-dev
       linux-image-6.12-amd64 linux-headers-6.12-amd64 linux-source-6.12
-      flex bison libelf-dev bc)
+      flex bison libelf-dev bc gdb)
 BACKPORTS_SRC=/etc/apt/sources.list.d/pvple-bookworm-backports.sources
 QEMU_MIN=10.0
+BPO=(qemu-system-x86:$QEMU_MIN)
+for p in "$@"; do
+	case $p in
+	*:*) BPO+=("$p") ;;
+	*) PKGS+=("$p") ;;
+	esac
+done
 
 missing=()
 for p in "${PKGS[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
 		missing+=("$p")
 done
-qemu_ver=$(dpkg-query -W -f='${Version}' qemu-system-x86 2>/dev/null || true)
-qemu_ok=false
-if [ -n "$qemu_ver" ] &&
-   dpkg --compare-versions "${qemu_ver#1:}" ge "$QEMU_MIN"; then
-	qemu_ok=true
-fi
+# Packages that need a version newer than bookworm's: from backports.
+bpo=()
+for p in "${BPO[@]}"; do
+	ver=$(dpkg-query -W -f='${Version}' "${p%%:*}" 2>/dev/null || true)
+	ver=${ver#*:}
+	if [ -z "$ver" ] || ! dpkg --compare-versions "$ver" ge "${p#*:}"; then
+		bpo+=("${p%%:*}")
+	fi
+done
 
-if [ ${#missing[@]} -gt 0 ] || ! $qemu_ok; then
-	[ "$(id -u)" = 0 ] || die "need root to install: ${missing[*]} qemu-system-x86>=$QEMU_MIN"
+if [ ${#missing[@]} -gt 0 ] || [ ${#bpo[@]} -gt 0 ]; then
+	[ "$(id -u)" = 0 ] || die "need root to install: ${missing[*]} ${bpo[*]}"
 	# QEMU 10 from bookworm-backports: its TCG runs nested KVM far more
 	# reliably than bookworm's 7.2 (see Documentation/testhost.rst).
+	# Debian's perf for 6.12 is there too.
 	if ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
 		log "adding bookworm-backports to apt sources"
 		cat >"$BACKPORTS_SRC" <<-SRC
@@ -36,13 +50,13 @@ if [ ${#missing[@]} -gt 0 ] || ! $qemu_ok; then
 		Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 		SRC
 	fi
-	log "installing: ${missing[*]} qemu-system-x86 (backports)"
+	log "installing: ${missing[*]} ${bpo[*]/%/ (backports)}"
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -q
 	[ ${#missing[@]} -eq 0 ] ||
 		apt-get install -y -q --no-install-recommends "${missing[@]}"
-	$qemu_ok || apt-get install -y -q --no-install-recommends \
-		-t bookworm-backports qemu-system-x86
+	[ ${#bpo[@]} -eq 0 ] || apt-get install -y -q --no-install-recommends \
+		-t bookworm-backports "${bpo[@]}"
 fi
 
 pvple_resolve_versions
