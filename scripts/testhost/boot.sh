@@ -31,8 +31,10 @@ args="console=ttyS0 panic=-1 rdinit=/init mitigations=off"
 args+=" sysctl.kernel.hung_task_timeout_secs=60 pvple.plan=$plan $*"
 log "booting L1 ($KVER, tcg thread=$thread, smp=$smp): $plan"
 start=$(date +%s)
+rm -f "$out/monitor.sock" "$out/stall.txt"
 qemu-system-x86_64 -accel tcg,thread="$thread" -cpu max -smp "$smp" -m 2G \
 	-display none -nodefaults -no-reboot \
+	-monitor unix:"$out/monitor.sock",server=on,wait=off \
 	-serial file:"$out/console.raw" -serial file:"$out/results.raw" \
 	-kernel "$KIMAGE" -initrd "$initrd" -append "$args" &
 qpid=$!
@@ -52,6 +54,9 @@ while kill -0 "$qpid" 2>/dev/null; do
 		verdict="hang: no L1 console output for ${stall}s"
 	fi
 	if [ -n "$verdict" ]; then
+		# Evidence first: what the emulator was doing when L1 stopped.
+		"$PVPLE_TOP/scripts/testhost/stall-dump.sh" "$qpid" \
+			"$out/monitor.sock" "$out/stall.txt"
 		kill -KILL "$qpid" 2>/dev/null || true
 		break
 	fi
@@ -60,7 +65,7 @@ wait "$qpid" 2>/dev/null || true
 tr -d '\r' <"$out/console.raw" >"$out/console.log"
 tr -d '\r' <"$out/results.raw" >"$out/results.tap"
 log "L1 finished in $(($(date +%s) - start))s${verdict:+ ($verdict)}"
-[ -z "$verdict" ] || echo "  L1: $verdict"
+[ -z "$verdict" ] || echo "  L1: $verdict (QEMU's state: $out/stall.txt)"
 
 set +e
 "$PVPLE_TOP/scripts/testhost/classify.sh" "$out/console.log" "$out/results.tap"
