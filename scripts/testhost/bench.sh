@@ -57,7 +57,8 @@ bench_guests() {
 		GUEST_VARIANT=$v "$PVPLE_TOP/scripts/guest/build.sh" ||
 			die "guest kernel build failed ($v)"
 	done
-	log "Linux-guest benchmark: ${GB_ROUNDS:-5} rounds of 6 configurations"
+	log "Linux-guest benchmark: ${GB_ROUNDS:-5} rounds of" \
+	    "${GB_CONFIGS:-ple anchor gyield pvple series under}"
 	PVPLE_PERF=1 PVPLE_L1_SMP=${PVPLE_L1_SMP:-2} \
 		boot_nested guests guestbench GB_ROUNDS="${GB_ROUNDS:-5}" \
 		${GB_CONFIGS:+GB_CONFIGS="$GB_CONFIGS"} ${GB_HB:+GB_HB=$GB_HB} \
@@ -81,7 +82,8 @@ bench_guests() {
 	cat "$table"
 	grep -E '^(not ok|# [a-z]+: )' "$table.log" | head -n 20
 	if [ "$rc" != 0 ]; then
-		grep -E '^  (L1|guestbench)' "$out/guests.verdict"
+		grep -E '^  (L1|guestbench)' "$out/guests.verdict" ||
+			tail -n 5 "$out/guests.verdict"
 		echo "the guests bench boot failed: the table has only its runs"
 		echo "before the failure; logs in $out/guests"
 		exit 1

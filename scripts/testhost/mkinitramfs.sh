@@ -71,7 +71,10 @@ if [ -n "${PVPLE_L2:-}" ]; then
 		perf --version | grep -q '^perf version 6\.12\.' ||
 			die "perf for 6.12 is not installed (linux-perf from bookworm-backports)"
 		cp /usr/bin/perf "$root/usr/bin/perf"
+		# Only what is not there yet (libgcc_s is, as a link to the
+		# host's file: copying over it would copy a file onto itself).
 		for lib in $(ldd /usr/bin/perf | grep -o '/[^ ]*\.so[^ ]*' | sort -u); do
+			[ -e "$root$lib" ] && continue
 			mkdir -p "$root$(dirname "$lib")"
 			cp -L "$lib" "$root$lib"
 		done
