@@ -37,6 +37,7 @@ static long pvple_register(struct kvm_vcpu *vcpu, gpa_t gpa,
 		pvple_count(vm, PVPLE_STAT_REG_NOMEM);
 		return -KVM_EFAULT;
 	}
+	pvple_vcpus_get(vm, vcpu->kvm);
 	if (kvm_gfn_to_hva_cache_init(vcpu->kvm, &ghc, gpa,
 				      sizeof(struct pvple_area))) {
 		pvple_count(vm, PVPLE_STAT_REG_BAD_GPA);
@@ -68,6 +69,27 @@ static long pvple_unregister(struct kvm_vcpu *vcpu)
 	}
 	WRITE_ONCE(pv->registered, false);
 	return 0;
+}
+
+/*
+ * INIT or RESET of the vCPU (hooks.c): its area is forgotten, as KVM
+ * forgets steal time; the guest registers again when it brings the CPU
+ * up.  The vCPU's own task, or its VMM's ioctl with the vCPU loaded.
+ */
+void pvple_vcpu_reset(struct kvm_vcpu *vcpu)
+{
+	struct pvple_vcpu *pv = NULL;
+	struct pvple_vm *vm;
+
+	rcu_read_lock();
+	vm = pvple_vm_find(vcpu->kvm);
+	if (vm)
+		pv = pvple_vcpu_find(vm, vcpu);
+	if (pv && READ_ONCE(pv->registered)) {
+		WRITE_ONCE(pv->registered, false);
+		pvple_count(vm, PVPLE_STAT_UNREG_RESET);
+	}
+	rcu_read_unlock();
 }
 
 /*

@@ -27,6 +27,8 @@ DEFINE_STATIC_SRCU(pvple_srcu);
 struct pvple_hook {
 	const char *name;
 	void *redirect;			/* replacement, or NULL */
+	/* redirect only the calls this says are ours (NULL: all) */
+	bool (*want)(struct ftrace_regs *fregs);
 	void (*observe)(struct ftrace_regs *fregs); /* entry callback */
 	bool optional;			/* the module works without it */
 	struct ftrace_ops ops;
@@ -39,6 +41,20 @@ static void pvple_spin_redirect(struct kvm_vcpu *me, bool yield_to_kernel_mode)
 
 	pvple_on_spin(me, yield_to_kernel_mode);
 	srcu_read_unlock(&pvple_srcu, idx);
+}
+
+/*
+ * unsigned long __kvm_emulate_hypercall(struct kvm_vcpu *vcpu,
+ *	unsigned long nr, unsigned long a0, unsigned long a1,
+ *	unsigned long a2, unsigned long a3, int op_64_bit, int cpl)
+ *
+ * Every KVM hypercall passes here (KVM_HC_KICK_CPU on every pvqspinlock
+ * kick): only pvple's numbers are redirected, from the ftrace callback,
+ * so the others pay one compare and go on in KVM untouched.
+ */
+static bool pvple_hypercall_want(struct ftrace_regs *fregs)
+{
+	return pvple_hc_maybe_ours(ftrace_regs_get_argument(fregs, 1));
 }
 
 static unsigned long pvple_hypercall_redirect(struct kvm_vcpu *vcpu,
@@ -77,6 +93,16 @@ static void pvple_destroy_observe(struct ftrace_regs *fregs)
 }
 
 /*
+ * void kvm_vcpu_reset(struct kvm_vcpu *vcpu, bool init_event): INIT and
+ * RESET.  KVM forgets the guest's steal-time and async-PF areas there
+ * (arch/x86/kvm/x86.c:11706-11708); a pvple area goes the same way.
+ */
+static void pvple_reset_observe(struct ftrace_regs *fregs)
+{
+	pvple_vcpu_reset((void *)ftrace_regs_get_argument(fregs, 0));
+}
+
+/*
  * static int kvm_set_cpuid(struct kvm_vcpu *vcpu,
  *			    struct kvm_cpuid_entry2 *e2, int nent)
  *
@@ -93,14 +119,21 @@ static void pvple_cpuid_observe(struct ftrace_regs *fregs)
 			(int)ftrace_regs_get_argument(fregs, 2));
 }
 
-/* Registration order: a VM's state exists before any event can count on it. */
+/*
+ * Registration order (unload goes backwards): the end of a VM is seen
+ * before its start, so that no VM created while the module loads can be
+ * tracked without its destruction being seen, and leave its state to a
+ * later struct kvm at the same address.  A VM's state exists before any
+ * event can count on it.
+ */
 static struct pvple_hook pvple_hooks[] = {
-	{ .name = "kvm_arch_post_init_vm", .observe = pvple_create_observe },
 	{ .name = "kvm_arch_destroy_vm", .observe = pvple_destroy_observe },
+	{ .name = "kvm_arch_post_init_vm", .observe = pvple_create_observe },
+	{ .name = "kvm_vcpu_reset", .observe = pvple_reset_observe },
 	{ .name = "kvm_arch_vcpu_load", .observe = pvple_load_observe },
 	{ .name = "kvm_set_cpuid", .observe = pvple_cpuid_observe,
 	  .optional = true },
-	{ .name = "__kvm_emulate_hypercall",
+	{ .name = "__kvm_emulate_hypercall", .want = pvple_hypercall_want,
 	  .redirect = pvple_hypercall_redirect },
 	{ .name = "kvm_vcpu_on_spin", .redirect = pvple_spin_redirect },
 };
@@ -114,6 +147,8 @@ static void notrace pvple_ftrace_redirect(unsigned long ip,
 
 	/* Our replacement calling the original must reach the original. */
 	if (within_module(parent_ip, THIS_MODULE))
+		return;
+	if (hook->want && !hook->want(fregs))
 		return;
 	ftrace_regs_set_instruction_pointer(fregs, (unsigned long)hook->redirect);
 }
@@ -133,20 +168,24 @@ static int pvple_hook_register(struct pvple_hook *hook)
 	int ret;
 
 	/*
-	 * Neither callback can recurse into a traced function that carries one
-	 * of our ops, so ftrace's recursion guard (and its cost on the
-	 * schedule-in path) is not needed.
+	 * FTRACE_OPS_FL_RECURSION would ask ftrace to guard the callbacks
+	 * against recursion (include/linux/ftrace.h:288-291), at a cost on
+	 * every schedule-in.  They do not need it: none of them calls a
+	 * function that carries one of these ops.
+	 *
+	 * FTRACE_OPS_FL_PERMANENT: "sysctl kernel.ftrace_enabled=0" is refused
+	 * while the hooks are in (kernel/trace/ftrace.c:8876) rather than
+	 * detaching them silently, which would leave VMs' state behind.
 	 */
+	hook->ops.flags = FTRACE_OPS_FL_PERMANENT;
 	if (hook->redirect) {
 		hook->ops.func = pvple_ftrace_redirect;
-		hook->ops.flags = FTRACE_OPS_FL_IPMODIFY |
-				  FTRACE_OPS_FL_RECURSION;
+		hook->ops.flags |= FTRACE_OPS_FL_IPMODIFY;
 #ifndef CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS
 		hook->ops.flags |= FTRACE_OPS_FL_SAVE_REGS;
 #endif
 	} else {
 		hook->ops.func = pvple_ftrace_observe;
-		hook->ops.flags = FTRACE_OPS_FL_RECURSION;
 	}
 
 	ret = ftrace_set_filter(&hook->ops, (unsigned char *)hook->name,

@@ -93,6 +93,35 @@ module_param_cb(park_max_us, &pvple_park_max_ops, &pvple_park_max_us, 0644);
 MODULE_PARM_DESC(park_max_us, "bound on one park, in microseconds (10-100000, default 2000)");
 
 /*
+ * The park hypercall's pace: a PLE exit comes at most once per PLE window,
+ * but a guest may issue the hypercall back to back.  The yields and parks
+ * it causes are limited to one per this many microseconds per vCPU (0: no
+ * limit); a legitimate guest asks on long waits only (guest-pvlock/).
+ */
+#define PVPLE_HC_GAP_US_MAX	1000000
+unsigned int pvple_park_hc_gap_us = 25;
+
+static int pvple_hc_gap_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int us;
+	int ret = kstrtouint(val, 0, &us);
+
+	if (ret)
+		return ret;
+	if (us > PVPLE_HC_GAP_US_MAX)
+		return -ERANGE;
+	WRITE_ONCE(pvple_park_hc_gap_us, us);
+	return 0;
+}
+
+static const struct kernel_param_ops pvple_hc_gap_ops = {
+	.set = pvple_hc_gap_set,
+	.get = param_get_uint,
+};
+module_param_cb(park_hc_gap_us, &pvple_hc_gap_ops, &pvple_park_hc_gap_us, 0644);
+MODULE_PARM_DESC(park_hc_gap_us, "at most one yield or park per this many us per vCPU from the park hypercall (0-1000000, default 25)");
+
+/*
  * l3_cache=: describe an L3 shared by each virtual socket (cpuid.c, l3.c).
  * auto is the default: it helps exactly the VMMs that describe no L3 and
  * never overrides one that does (QEMU's l3-cache=on, a passed-through host
@@ -115,7 +144,6 @@ static int __init pvple_init(void)
 {
 	int ret;
 
-	pvple_park_init();
 	ret = pvple_vm_init();
 	if (ret)
 		return ret;

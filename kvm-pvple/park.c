@@ -2,108 +2,150 @@
 /*
  * Parking a spinning vCPU until the vCPU it waits behind runs again.
  *
- * Waiters sleep on a hashed table of wait queues keyed by the target's
- * struct kvm_vcpu, as wait_on_bit() does for bits: nothing is allocated per
- * target, and a target needs no pvple state at all.  Each bucket also has a
- * generation count that every load of a vCPU hashing there bumps.  A waiter
- * samples it before it looks at the target's run state, so a schedule-in
- * that races with the decision to park is never lost: either the waiter
- * sees the new generation, or the waker sees the waiter on the queue.
+ * Each vCPU that ever registered has, in its struct pvple_vcpu, a simple
+ * wait queue of the spinners parked behind it and a count of its "runs":
+ * every time KVM loads it (schedule-in, or an ioctl's vcpu_load()) and
+ * every time one of its own parks ends.  Nothing is shared between VMs,
+ * and nothing between vCPUs but the queue of the vCPU waited on.
+ *
+ * A park is only taken behind a target whose next step is certain to be a
+ * run (policy.c): PREEMPTED (KVM schedules it in again), PARKED (its park
+ * ends), OUT (its next KVM_RUN loads it).  Everything else gets stock
+ * handling, so a park normally ends by that run, and its bound, park_max_us,
+ * only matters for a stale or hostile record.
+ *
+ * Ordering.  The spinner must never sleep through the target's run:
+ *
+ *   target (its own task, preemption off)  spinner
+ *   KVM: ->preempted = false,              ticket = READ_ONCE(->runs)
+ *        ->wants_to_run = true, ...        smp_rmb()                    [R]
+ *   smp_wmb()                        [W]   read KVM's flags, decide to park
+ *   WRITE_ONCE(->runs, ->runs + 1)         prepare_to_swait_exclusive():
+ *   swq_has_sleeper(): smp_mb()      [M1]    queued, then set_current_state()
+ *   swait_active(): anyone queued?             implies smp_mb()         [M2]
+ *     yes: swake_up_all()                  READ_ONCE(->runs) != ticket?
+ *                                            yes: do not sleep
+ *
+ * [M1] and [M2] make the last two lines of each side a store-buffering
+ * pair: the target sees the spinner queued, or the spinner sees the new
+ * count, or both.  Without them the spinner could read the old count after
+ * the target found the queue empty, and sleep until the bound.  [W] and
+ * [R]: a spinner that read the new count also reads the flags KVM stored
+ * before the load (kvm_sched_in() clears ->preempted and ->ready before
+ * kvm_arch_vcpu_load(), virt/kvm/kvm_main.c:6391-6395; KVM_RUN sets
+ * ->wants_to_run at kvm_main.c:4513, before vcpu_load() at
+ * arch/x86/kvm/x86.c:11103), so it cannot take the new count while it
+ * reads a stale "preempted" and park behind a vCPU that already runs.
+ * ->scheduled_out is cleared only after the load (kvm_main.c:6397), which
+ * is why policy.c never parks on it.
+ *
+ * Only the target's own task writes ->runs, with preemption disabled (the
+ * load hook runs in KVM's preempt notifier or under vcpu_load(); the park
+ * exit disables it): the increment needs no atomic, and a schedule-in
+ * cannot interleave with a park exit's increment.
  *
  * Every park ends on the first of:
- *  - the target is loaded (scheduled in, or vcpu_load()),
- *  - an event for the spinner: it is also a KVM "blocking" vCPU for the
- *    duration (its rcuwait is armed), so kvm_vcpu_kick() -- interrupts,
- *    PV kicks -- wakes it like a halted vCPU,
+ *  - the target runs (above),
+ *  - an event for the spinner: it is a KVM "blocking" vCPU for the
+ *    duration (its rcuwait is armed), so kvm_vcpu_kick() -- interrupts, PV
+ *    kicks -- wakes it like a halted vCPU; and it looks for a pending
+ *    request, or an interrupt its guest can take, after setting its task
+ *    state, as kvm_vcpu_block()'s callers do through
+ *    kvm_vcpu_check_block(),
  *  - the bound, park_max_us,
  *  - a signal, a dead VM, or module unload.
+ *
+ * With APICv/AVIC active for the VM there is no park at all (spin.c sets
+ * no_park from kvm_apicv_activated()): kvm_vcpu_block() brackets its wait
+ * with kvm_arch_vcpu_blocking()/_unblocking() (kvm_main.c:3763, 3779),
+ * static calls into the vendor module that a module cannot make
+ * (arch/x86/include/asm/kvm_host.h:2365-2373); without them AVIC's
+ * IsRunning stays clear after a park, as avic_vcpu_load() skips a
+ * blocking vCPU (arch/x86/kvm/svm/avic.c:1086), and with APICv a pending
+ * posted interrupt is only seen after a PIR sync.
  */
-#include <linux/hash.h>
 #include <linux/hrtimer.h>
 #include <linux/sched/signal.h>
-#include <linux/wait.h>
+#include <linux/swait.h>
 
 #include "pvple.h"
 #include "pvple_trace.h"
 
-#define PVPLE_PARK_HASH_BITS	8
-
-struct pvple_bucket {
-	wait_queue_head_t wq;
-	unsigned long gen;
-} ____cacheline_aligned_in_smp;
-
-static struct pvple_bucket pvple_buckets[1 << PVPLE_PARK_HASH_BITS];
 static bool pvple_shutting_down;
 
-struct pvple_waiter {
-	struct wait_queue_entry wq;
-	struct kvm_vcpu *target;
-	bool woken;
-};
-
-static struct pvple_bucket *pvple_bucket(struct kvm_vcpu *vcpu)
+/* Sample before reading the target's run state; see [R] above. */
+unsigned long pvple_park_ticket(struct pvple_vcpu *tpv)
 {
-	return &pvple_buckets[hash_ptr(vcpu, PVPLE_PARK_HASH_BITS)];
+	unsigned long runs = READ_ONCE(tpv->runs);
+
+	smp_rmb();	/* [R]: pairs with [W] in pvple_vcpu_ran() */
+	return runs;
 }
 
-/* Sample before reading the target's run state; see the comment above. */
-unsigned long pvple_park_ticket(struct kvm_vcpu *target)
+/* @pv's vCPU runs: wake whoever parked behind it.  Preemption is off. */
+static void pvple_vcpu_ran(struct pvple_vcpu *pv)
 {
-	unsigned long gen = READ_ONCE(pvple_bucket(target)->gen);
-
-	smp_rmb();	/* pairs with the waker's store order in kvm_sched_in() */
-	return gen;
-}
-
-static int pvple_wake_fn(struct wait_queue_entry *wq, unsigned int mode,
-			 int flags, void *key)
-{
-	struct pvple_waiter *w = container_of(wq, struct pvple_waiter, wq);
-
-	/* A NULL key (shutdown) wakes everyone; a vCPU wakes its own waiters. */
-	if (key && key != w->target)
-		return 0;
-	WRITE_ONCE(w->woken, true);
-	return autoremove_wake_function(wq, mode, flags, key);
+	smp_wmb();	/* [W]: KVM's run-state stores before the count */
+	WRITE_ONCE(pv->runs, pv->runs + 1);
+	if (swq_has_sleeper(&pv->waiters))	/* [M1] */
+		swake_up_all(&pv->waiters);
 }
 
 /*
- * Hot path: every vCPU schedule-in.  With nobody parked it costs a hash,
- * one store and a barrier, plus the counter.
+ * Hot path: every vCPU load on the host.  O(1): one hash lookup of the VM,
+ * one of the vCPU, then nothing for a vCPU that never registered; else a
+ * store to the vCPU's own count and a barrier.
  */
 void pvple_vcpu_loaded(struct kvm_vcpu *vcpu)
 {
-	struct pvple_bucket *b = pvple_bucket(vcpu);
 	/*
 	 * KVM's sched-in notifier loads the vCPU while ->scheduled_out is still
 	 * set; an ioctl's vcpu_load() does not.
 	 */
 	bool sched_in = READ_ONCE(vcpu->scheduled_out);
+	struct pvple_vcpu *pv = NULL;
+	struct pvple_vm *vm;
 
-	WRITE_ONCE(b->gen, b->gen + 1);
-	/* wq_has_sleeper() orders the store above before the queue check. */
-	if (wq_has_sleeper(&b->wq))
-		__wake_up(&b->wq, TASK_NORMAL, 0, vcpu);
-
+	rcu_read_lock();
+	vm = pvple_vm_find(vcpu->kvm);
+	if (vm) {
+		pv = pvple_vcpu_find(vm, vcpu);
+		if (pv)
+			pvple_vcpu_ran(pv);
+		pvple_count(vm, sched_in ? PVPLE_STAT_SCHED_IN :
+			    PVPLE_STAT_VCPU_LOAD);
+	}
+	rcu_read_unlock();
 	trace_kvm_pvple_vcpu_load(vcpu->kvm, vcpu->vcpu_id, sched_in);
-	pvple_vm_count(vcpu->kvm, sched_in ? PVPLE_STAT_SCHED_IN :
-		       PVPLE_STAT_VCPU_LOAD);
+}
+
+/*
+ * Is anything waiting for the spinner in its guest?  As a halted vCPU's
+ * check does (kvm_vcpu_has_events(), arch/x86/kvm/x86.c:10763), an
+ * interrupt counts only if the guest can take it: a spinner with
+ * interrupts off (spin_lock_irqsave()) would only come back and spin.
+ * kvm_arch_interrupt_allowed() is not exported; RFLAGS.IF is its main
+ * part (an STI shadow at a PAUSE is not worth an exit).
+ */
+static bool pvple_event(struct kvm_vcpu *me, bool irq_on)
+{
+	return kvm_request_pending(me) ||
+	       (irq_on && kvm_cpu_has_interrupt(me));
 }
 
 enum pvple_wake pvple_park(struct kvm_vcpu *me, struct pvple_vcpu *pv,
-			   struct kvm_vcpu *target, unsigned long ticket,
-			   u64 *parked_ns)
+			   struct kvm_vcpu *target, struct pvple_vcpu *tpv,
+			   unsigned long ticket, u64 *parked_ns)
 {
-	struct pvple_bucket *b = pvple_bucket(target);
-	struct pvple_waiter w = { .target = target };
+	/* The guest's RFLAGS cannot change while it is parked. */
+	bool irq_on = kvm_get_rflags(me) & X86_EFLAGS_IF;
 	ktime_t start = ktime_get(), deadline;
+	DECLARE_SWAITQUEUE(w);
 	bool woken_early = false;
 	enum pvple_wake why;
 
 	deadline = ktime_add_us(start, READ_ONCE(pvple_park_max_us));
-	init_wait_entry(&w.wq, 0);
-	w.wq.func = pvple_wake_fn;
+	/* Spinners that check us from now on see PARKED and may queue. */
 	WRITE_ONCE(pv->parked_on, target);
 
 	/* Like kvm_vcpu_block(): never sleep holding off memslot updates. */
@@ -111,8 +153,9 @@ enum pvple_wake pvple_park(struct kvm_vcpu *me, struct pvple_vcpu *pv,
 	prepare_to_rcuwait(kvm_arch_vcpu_get_wait(me));
 	for (;;) {
 		/* Tail of the queue: waiters on one target wake in FIFO order. */
-		prepare_to_wait_exclusive(&b->wq, &w.wq, TASK_INTERRUPTIBLE);
-		if (READ_ONCE(w.woken) || READ_ONCE(b->gen) != ticket) {
+		prepare_to_swait_exclusive(&tpv->waiters, &w,
+					   TASK_INTERRUPTIBLE);	/* [M2] */
+		if (READ_ONCE(tpv->runs) != ticket) {
 			why = PVPLE_WAKE_SCHED_IN;
 			break;
 		}
@@ -123,9 +166,9 @@ enum pvple_wake pvple_park(struct kvm_vcpu *me, struct pvple_vcpu *pv,
 		}
 		/*
 		 * Whatever else woke us was a kick of this vCPU (an interrupt,
-		 * posted or not, a PV kick): the guest must run to take it.
+		 * a PV kick): the guest must run to take it.
 		 */
-		if (kvm_request_pending(me) || woken_early) {
+		if (woken_early || pvple_event(me, irq_on)) {
 			why = PVPLE_WAKE_EVENT;
 			break;
 		}
@@ -136,11 +179,15 @@ enum pvple_wake pvple_park(struct kvm_vcpu *me, struct pvple_vcpu *pv,
 		}
 		woken_early = true;
 	}
-	finish_wait(&b->wq, &w.wq);
+	finish_swait(&tpv->waiters, &w);
 	finish_rcuwait(kvm_arch_vcpu_get_wait(me));
 	kvm_vcpu_srcu_read_lock(me);
 
+	/* Whoever parked behind us: we run again.  [W] orders the clear. */
 	WRITE_ONCE(pv->parked_on, NULL);
+	preempt_disable();
+	pvple_vcpu_ran(pv);
+	preempt_enable();
 	*parked_ns = ktime_to_ns(ktime_sub(ktime_get(), start));
 	return why;
 }
@@ -148,24 +195,12 @@ enum pvple_wake pvple_park(struct kvm_vcpu *me, struct pvple_vcpu *pv,
 /*
  * Module unload: end the parks in progress, and make any park that starts
  * before the hooks are gone end at once.  A waiter between its decision and
- * its first check sees the flag after prepare_to_wait_exclusive().
+ * its first check sees the flag after prepare_to_swait_exclusive().
  */
 void pvple_park_shutdown(void)
 {
-	int i;
-
 	WRITE_ONCE(pvple_shutting_down, true);
-	/* The flag before the queue checks; pairs with set_current_state(). */
+	/* The flag before the queue checks; pairs with [M2]. */
 	smp_mb();
-	for (i = 0; i < ARRAY_SIZE(pvple_buckets); i++)
-		wake_up_all(&pvple_buckets[i].wq);
-}
-
-int pvple_park_init(void)
-{
-	int i;
-
-	for (i = 0; i < ARRAY_SIZE(pvple_buckets); i++)
-		init_waitqueue_head(&pvple_buckets[i].wq);
-	return 0;
+	pvple_vm_wake_all();
 }

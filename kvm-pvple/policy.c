@@ -28,6 +28,39 @@ enum pvple_hc_action pvple_hc_decode(unsigned long nr, int op_64_bit, int cpl)
 }
 
 /*
+ * The hypercall hook's filter, before anything else is paid: true for every
+ * number pvple_hc_decode() may call ours (a 32-bit guest's number is
+ * truncated there), and for few others.
+ */
+bool pvple_hc_maybe_ours(unsigned long nr)
+{
+	unsigned long low = nr & 0xffffffffUL;
+
+	return low >= KVM_HC_PVPLE_BASE && low < KVM_HC_PVPLE_END;
+}
+
+/*
+ * The order matters: a preempted or kicked vCPU is also still "blocking"
+ * until it runs, and one of our own parks is "blocking" too.
+ */
+enum pvple_target pvple_target_classify(const struct pvple_target_flags *f)
+{
+	if (f->preempted)
+		return PVPLE_TARGET_PREEMPTED;
+	if (f->parked)
+		return PVPLE_TARGET_PARKED;
+	if (f->ready)
+		return PVPLE_TARGET_READY;
+	if (f->blocking)
+		return PVPLE_TARGET_HALTED;
+	if (!f->wants_to_run)
+		return PVPLE_TARGET_OUT;
+	if (f->scheduled_out)
+		return PVPLE_TARGET_SLEEPING;
+	return PVPLE_TARGET_RUNNING;
+}
+
+/*
  * @a is the host's private copy of the guest's record, read once: every
  * field is checked here, on the copy, and never re-read from the guest.
  */
@@ -84,12 +117,36 @@ enum pvple_action pvple_decide(const struct pvple_spin_in *in)
 		/* Give it our CPU; if that cannot happen, wait for it to run. */
 		if (mode_yields(in->mode) && !in->yield_failed)
 			return PVPLE_ACT_YIELD;
-		return mode_parks(in->mode) ? PVPLE_ACT_PARK : PVPLE_ACT_SPIN;
-	case PVPLE_TARGET_BLOCKED:
+		break;
+	case PVPLE_TARGET_READY:
+		/*
+		 * Kicked out of a halt: give it our CPU.  Not a park: a kick
+		 * that came before it scheduled out needs no schedule-in.
+		 */
+		if (mode_yields(in->mode) && !in->yield_failed)
+			return PVPLE_ACT_YIELD;
+		return PVPLE_ACT_STOCK;
+	case PVPLE_TARGET_PARKED:
 	case PVPLE_TARGET_OUT:
 		/* Nothing to yield to: it must be woken or come back first. */
-		return mode_parks(in->mode) ? PVPLE_ACT_PARK : PVPLE_ACT_SPIN;
+		break;
 	default:
+		/*
+		 * Halted, or asleep in the host: no wake-up of ours is certain
+		 * to follow, so a park could only end by its bound.
+		 */
 		return PVPLE_ACT_STOCK;
 	}
+	if (!mode_parks(in->mode))
+		return PVPLE_ACT_SPIN;
+	return in->no_park ? PVPLE_ACT_STOCK : PVPLE_ACT_PARK;
+}
+
+/* True if a park hypercall at @now_ns comes too soon after the last one. */
+bool pvple_hc_park_throttled(__u64 now_ns, __u64 *last_ns, __u64 gap_ns)
+{
+	if (*last_ns && now_ns - *last_ns < gap_ns)
+		return true;
+	*last_ns = now_ns;
+	return false;
 }

@@ -23,6 +23,7 @@ enum pvple_hc_action {
 };
 
 enum pvple_hc_action pvple_hc_decode(unsigned long nr, int op_64_bit, int cpl);
+bool pvple_hc_maybe_ours(unsigned long nr);
 
 /* What a spinner's record says, once checked. */
 enum pvple_rec {
@@ -49,14 +50,37 @@ enum pvple_mode {
 	PVPLE_NR_MODES
 };
 
-/* Run state of the vCPU a spinner waits behind. */
+/*
+ * Run state of the vCPU a spinner waits behind.  A park is only ever taken
+ * behind a target whose next step is certain to run kvm-pvple's load hook
+ * or its park exit, which wake the parked spinner (park.c): PREEMPTED,
+ * PARKED and OUT.  Behind a HALTED vCPU no wake-up is certain (a kick that
+ * lands before it schedules out runs no hook), nor behind one asleep in
+ * the host for another reason, or in the window where KVM has loaded it
+ * but not yet cleared ->scheduled_out (virt/kvm/kvm_main.c:6387-6398).
+ */
 enum pvple_target {
 	PVPLE_TARGET_RUNNING,	/* its task runs (in the guest or in KVM) */
 	PVPLE_TARGET_PREEMPTED,	/* runnable, but another task has its CPU */
-	PVPLE_TARGET_BLOCKED,	/* halted, or itself parked */
-	PVPLE_TARGET_OUT,	/* not in KVM_RUN, or asleep in the host */
+	PVPLE_TARGET_READY,	/* kicked out of a halt, not yet running */
+	PVPLE_TARGET_PARKED,	/* itself parked by kvm-pvple */
+	PVPLE_TARGET_HALTED,	/* blocked in KVM (HLT, or pvqspinlock's wait) */
+	PVPLE_TARGET_OUT,	/* not in KVM_RUN */
+	PVPLE_TARGET_SLEEPING,	/* in KVM_RUN, scheduled out, not preempted */
 	PVPLE_NR_TARGETS
 };
+
+/* What KVM says of the target, each flag read once. */
+struct pvple_target_flags {
+	bool preempted;		/* ->preempted */
+	bool parked;		/* kvm-pvple's own: in pvple_park() */
+	bool ready;		/* ->ready */
+	bool blocking;		/* kvm_vcpu_is_blocking() */
+	bool wants_to_run;	/* ->wants_to_run */
+	bool scheduled_out;	/* ->scheduled_out */
+};
+
+enum pvple_target pvple_target_classify(const struct pvple_target_flags *f);
 
 struct pvple_spin_in {
 	enum pvple_mode mode;
@@ -65,6 +89,7 @@ struct pvple_spin_in {
 	bool event_pending;	/* an interrupt/request waits for the spinner */
 	bool cycle;		/* the target is parked behind the spinner */
 	bool yield_failed;	/* a directed yield to the target just failed */
+	bool no_park;		/* parking is off for this VM (APICv/AVIC) */
 };
 
 enum pvple_action {
@@ -76,5 +101,12 @@ enum pvple_action {
 };
 
 enum pvple_action pvple_decide(const struct pvple_spin_in *in);
+
+/*
+ * The park hypercall is not throttled by a PLE window: at most one yield
+ * or park per @gap_ns per vCPU (park_hc_gap_us=); the others answer
+ * "running".  A zero gap throttles nothing.
+ */
+bool pvple_hc_park_throttled(__u64 now_ns, __u64 *last_ns, __u64 gap_ns);
 
 #endif /* _KVM_PVPLE_POLICY_H */

@@ -15,6 +15,9 @@
 
 #include <linux/kvm_host.h>
 #include <linux/percpu.h>
+#include <linux/rhashtable.h>
+#include <linux/swait.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 
 #include <uapi/linux/kvm_pvple.h>
@@ -32,6 +35,7 @@ enum pvple_stat {
 	PVPLE_STAT_HC_PARK,
 	PVPLE_STAT_HC_UNKNOWN,
 	PVPLE_STAT_HC_EPERM,
+	PVPLE_STAT_HC_THROTTLED,
 	PVPLE_STAT_SCHED_IN,
 	PVPLE_STAT_VCPU_LOAD,
 	/* decisions */
@@ -63,6 +67,7 @@ enum pvple_stat {
 	PVPLE_STAT_REG_BAD_GPA,
 	PVPLE_STAT_REG_NOMEM,
 	PVPLE_STAT_UNREG_UNKNOWN,
+	PVPLE_STAT_UNREG_RESET,
 	/* KVM_SET_CPUID{,2} under l3_cache=, by outcome */
 	PVPLE_STAT_L3_ADDED,
 	PVPLE_STAT_L3_RESHARED,
@@ -83,19 +88,23 @@ struct pvple_stats {
 #define PVPLE_VM_NAME_LEN	32
 
 /*
- * One per vCPU that ever registered; lives as long as its VM.  Only the
+ * One per vCPU of a VM in which a vCPU registered; lives as long as its VM.  Only the
  * vCPU's own task touches @ghc and @gpa (registration, and reads of its
- * record, happen in its own exits); other vCPUs read @parked_on.
+ * record, happen in its own exits) and writes @parked_on and @runs; other
+ * vCPUs of the VM read those two and queue on @waiters (park.c).
  */
 struct pvple_vcpu {
 	struct gfn_to_hva_cache ghc;
 	gpa_t gpa;
 	bool registered;
 	struct kvm_vcpu *parked_on;
+	unsigned long runs;		/* loads and park exits, park.c */
+	u64 last_hc_park_ns;		/* pvple_hc_park_throttled() */
+	struct swait_queue_head waiters;	/* parked behind this vCPU */
 };
 
 struct pvple_vm {
-	struct hlist_node hnode;	/* pvple_vm_hash, RCU-protected */
+	struct rhash_head hnode;	/* pvple_vm_table, RCU-protected */
 	struct list_head lnode;		/* pvple_vm_list, for the stats file */
 	struct kvm *kvm;
 	struct pvple_stats __percpu *stats;
@@ -103,12 +112,13 @@ struct pvple_vm {
 	char name[PVPLE_VM_NAME_LEN];
 	bool born;			/* created while the module was loaded */
 	int l3_mode;			/* l3_cache= at creation */
-	struct rcu_head rcu;
+	struct rcu_work free_work;
 };
 
 /* main.c: module parameters */
 extern int pvple_mode;
 extern unsigned int pvple_park_max_us;
+extern unsigned int pvple_park_hc_gap_us;
 extern int pvple_l3_mode;
 
 /* vm.c */
@@ -116,11 +126,14 @@ struct pvple_vm *pvple_vm_find(struct kvm *kvm);
 struct pvple_vm *pvple_vm_adopt(struct kvm *kvm);
 struct pvple_vcpu *pvple_vcpu_find(struct pvple_vm *vm, struct kvm_vcpu *vcpu);
 struct pvple_vcpu *pvple_vcpu_get(struct pvple_vm *vm, struct kvm_vcpu *vcpu);
+void pvple_vcpus_get(struct pvple_vm *vm, struct kvm *kvm);
 void pvple_vm_created(struct kvm *kvm);
 void pvple_vm_destroyed(struct kvm *kvm);
 void pvple_count(struct pvple_vm *vm, enum pvple_stat stat);
 void pvple_count_n(struct pvple_vm *vm, enum pvple_stat stat, u64 n);
 void pvple_vm_count(struct kvm *kvm, enum pvple_stat stat);
+void pvple_vm_wake_all(void);
+void pvple_vcpu_reset(struct kvm_vcpu *vcpu);
 int pvple_vm_init(void);
 void pvple_vm_exit(void);
 
@@ -144,13 +157,12 @@ enum pvple_wake {
 	PVPLE_WAKE_TEARDOWN,
 };
 
-unsigned long pvple_park_ticket(struct kvm_vcpu *target);
+unsigned long pvple_park_ticket(struct pvple_vcpu *tpv);
 enum pvple_wake pvple_park(struct kvm_vcpu *me, struct pvple_vcpu *pv,
-			   struct kvm_vcpu *target, unsigned long ticket,
-			   u64 *parked_ns);
+			   struct kvm_vcpu *target, struct pvple_vcpu *tpv,
+			   unsigned long ticket, u64 *parked_ns);
 void pvple_vcpu_loaded(struct kvm_vcpu *vcpu);
 void pvple_park_shutdown(void);
-int pvple_park_init(void);
 
 /* cpuid.c */
 void pvple_cpuid_set(struct kvm_vcpu *vcpu, struct kvm_cpuid_entry2 *e2,

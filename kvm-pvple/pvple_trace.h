@@ -5,49 +5,67 @@
 #if !defined(_KVM_PVPLE_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
 #define _KVM_PVPLE_TRACE_H
 
+#include <linux/kvm_host.h>
 #include <linux/tracepoint.h>
 
-struct kvm;
+/*
+ * Every event names the VM by the pid of the process that created it, as
+ * KVM's debugfs directory "<pid>-<fd>" and the "vms" file do (a pointer
+ * would print hashed), and prints enums by name.
+ */
+#define pvple_show_rec(v)						\
+	__print_symbolic(v, { 0, "ok" }, { 1, "unregistered" },	\
+			 { 2, "fault" }, { 3, "target_absent" },	\
+			 { 4, "idle" }, { 5, "torn" }, { 6, "bad" },	\
+			 { 7, "target_range" }, { 8, "target_self" })
+#define pvple_show_target(v)						\
+	__print_symbolic(v, { -1, "-" }, { 0, "running" },		\
+			 { 1, "preempted" }, { 2, "ready" },		\
+			 { 3, "parked" }, { 4, "halted" }, { 5, "out" },	\
+			 { 6, "sleeping" })
+#define pvple_show_action(v)						\
+	__print_symbolic(v, { 0, "stock" }, { 1, "spin" },		\
+			 { 2, "yield" }, { 3, "park" })
 
-/* Every event names the VM by its struct kvm, as KVM's own events do. */
 TRACE_EVENT(kvm_pvple_decide,
 	    TP_PROTO(struct kvm *kvm, int vcpu_id, bool hypercall, int rec,
 		     int target_id, int target_state, int action),
 	    TP_ARGS(kvm, vcpu_id, hypercall, rec, target_id, target_state,
 		    action),
-	    TP_STRUCT__entry(__field(void *, kvm)
+	    TP_STRUCT__entry(__field(pid_t, pid)
 			     __field(int, vcpu_id)
 			     __field(bool, hypercall)
 			     __field(int, rec)
 			     __field(int, target_id)
 			     __field(int, target_state)
 			     __field(int, action)),
-	    TP_fast_assign(__entry->kvm = kvm;
+	    TP_fast_assign(__entry->pid = kvm->userspace_pid;
 			   __entry->vcpu_id = vcpu_id;
 			   __entry->hypercall = hypercall;
 			   __entry->rec = rec;
 			   __entry->target_id = target_id;
 			   __entry->target_state = target_state;
 			   __entry->action = action),
-	    TP_printk("kvm %p vcpu %d %s rec %d target %d state %d action %d",
-		      __entry->kvm, __entry->vcpu_id,
-		      __entry->hypercall ? "park-hc" : "ple", __entry->rec,
-		      __entry->target_id, __entry->target_state,
-		      __entry->action)
+	    TP_printk("kvm %d vcpu %d %s rec %s target %d state %s action %s",
+		      __entry->pid, __entry->vcpu_id,
+		      __entry->hypercall ? "park-hc" : "ple",
+		      pvple_show_rec(__entry->rec), __entry->target_id,
+		      pvple_show_target(__entry->target_state),
+		      pvple_show_action(__entry->action))
 );
 
 TRACE_EVENT(kvm_pvple_yield,
 	    TP_PROTO(struct kvm *kvm, int vcpu_id, int target_id, int ret),
 	    TP_ARGS(kvm, vcpu_id, target_id, ret),
-	    TP_STRUCT__entry(__field(void *, kvm)
+	    TP_STRUCT__entry(__field(pid_t, pid)
 			     __field(int, vcpu_id)
 			     __field(int, target_id)
 			     __field(int, ret)),
-	    TP_fast_assign(__entry->kvm = kvm;
+	    TP_fast_assign(__entry->pid = kvm->userspace_pid;
 			   __entry->vcpu_id = vcpu_id;
 			   __entry->target_id = target_id;
 			   __entry->ret = ret),
-	    TP_printk("kvm %p vcpu %d target %d ret %d", __entry->kvm,
+	    TP_printk("kvm %d vcpu %d target %d ret %d", __entry->pid,
 		      __entry->vcpu_id, __entry->target_id, __entry->ret)
 );
 
@@ -55,18 +73,18 @@ TRACE_EVENT(kvm_pvple_wake,
 	    TP_PROTO(struct kvm *kvm, int vcpu_id, int target_id, int why,
 		     u64 parked_ns),
 	    TP_ARGS(kvm, vcpu_id, target_id, why, parked_ns),
-	    TP_STRUCT__entry(__field(void *, kvm)
+	    TP_STRUCT__entry(__field(pid_t, pid)
 			     __field(int, vcpu_id)
 			     __field(int, target_id)
 			     __field(int, why)
 			     __field(u64, parked_ns)),
-	    TP_fast_assign(__entry->kvm = kvm;
+	    TP_fast_assign(__entry->pid = kvm->userspace_pid;
 			   __entry->vcpu_id = vcpu_id;
 			   __entry->target_id = target_id;
 			   __entry->why = why;
 			   __entry->parked_ns = parked_ns),
-	    TP_printk("kvm %p vcpu %d target %d why %s parked_ns %llu",
-		      __entry->kvm, __entry->vcpu_id, __entry->target_id,
+	    TP_printk("kvm %d vcpu %d target %d why %s parked_ns %llu",
+		      __entry->pid, __entry->vcpu_id, __entry->target_id,
 		      __print_symbolic(__entry->why, { 0, "sched_in" },
 				       { 1, "timeout" }, { 2, "event" },
 				       { 3, "teardown" }),
@@ -77,41 +95,41 @@ TRACE_EVENT(kvm_pvple_hypercall,
 	    TP_PROTO(struct kvm *kvm, int vcpu_id, unsigned long nr,
 		     unsigned long ret),
 	    TP_ARGS(kvm, vcpu_id, nr, ret),
-	    TP_STRUCT__entry(__field(void *, kvm)
+	    TP_STRUCT__entry(__field(pid_t, pid)
 			     __field(int, vcpu_id)
 			     __field(unsigned long, nr)
 			     __field(long, ret)),
-	    TP_fast_assign(__entry->kvm = kvm;
+	    TP_fast_assign(__entry->pid = kvm->userspace_pid;
 			   __entry->vcpu_id = vcpu_id;
 			   __entry->nr = nr;
 			   __entry->ret = ret),
-	    TP_printk("kvm %p vcpu %d nr 0x%lx ret %ld", __entry->kvm,
+	    TP_printk("kvm %d vcpu %d nr 0x%lx ret %ld", __entry->pid,
 		      __entry->vcpu_id, __entry->nr, __entry->ret)
 );
 
 TRACE_EVENT(kvm_pvple_vcpu_load,
 	    TP_PROTO(struct kvm *kvm, int vcpu_id, bool sched_in),
 	    TP_ARGS(kvm, vcpu_id, sched_in),
-	    TP_STRUCT__entry(__field(void *, kvm)
+	    TP_STRUCT__entry(__field(pid_t, pid)
 			     __field(int, vcpu_id)
 			     __field(bool, sched_in)),
-	    TP_fast_assign(__entry->kvm = kvm;
+	    TP_fast_assign(__entry->pid = kvm->userspace_pid;
 			   __entry->vcpu_id = vcpu_id;
 			   __entry->sched_in = sched_in),
-	    TP_printk("kvm %p vcpu %d %s", __entry->kvm, __entry->vcpu_id,
+	    TP_printk("kvm %d vcpu %d %s", __entry->pid, __entry->vcpu_id,
 		      __entry->sched_in ? "sched_in" : "ioctl")
 );
 
 TRACE_EVENT(kvm_pvple_vm,
 	    TP_PROTO(struct kvm *kvm, const char *name, bool created),
 	    TP_ARGS(kvm, name, created),
-	    TP_STRUCT__entry(__field(void *, kvm)
+	    TP_STRUCT__entry(__field(pid_t, pid)
 			     __string(name, name)
 			     __field(bool, created)),
-	    TP_fast_assign(__entry->kvm = kvm;
+	    TP_fast_assign(__entry->pid = kvm->userspace_pid;
 			   __assign_str(name);
 			   __entry->created = created),
-	    TP_printk("kvm %p %s %s", __entry->kvm, __get_str(name),
+	    TP_printk("kvm %d %s %s", __entry->pid, __get_str(name),
 		      __entry->created ? "created" : "destroyed")
 );
 
@@ -120,18 +138,18 @@ TRACE_EVENT(kvm_pvple_cpuid,
 	    TP_PROTO(struct kvm *kvm, int vcpu_id, int mode, int result,
 		     int edits),
 	    TP_ARGS(kvm, vcpu_id, mode, result, edits),
-	    TP_STRUCT__entry(__field(void *, kvm)
+	    TP_STRUCT__entry(__field(pid_t, pid)
 			     __field(int, vcpu_id)
 			     __field(int, mode)
 			     __field(int, result)
 			     __field(int, edits)),
-	    TP_fast_assign(__entry->kvm = kvm;
+	    TP_fast_assign(__entry->pid = kvm->userspace_pid;
 			   __entry->vcpu_id = vcpu_id;
 			   __entry->mode = mode;
 			   __entry->result = result;
 			   __entry->edits = edits),
-	    TP_printk("kvm %p vcpu %d l3_cache %d result %d edits %d",
-		      __entry->kvm, __entry->vcpu_id, __entry->mode,
+	    TP_printk("kvm %d vcpu %d l3_cache %d result %d edits %d",
+		      __entry->pid, __entry->vcpu_id, __entry->mode,
 		      __entry->result, __entry->edits)
 );
 

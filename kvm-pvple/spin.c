@@ -10,6 +10,11 @@
 #include "pvple.h"
 #include "pvple_trace.h"
 
+/* The tracepoints print these enums by number (pvple_trace.h). */
+static_assert(PVPLE_NR_REC == 9 && PVPLE_REC_TARGET_SELF == 8);
+static_assert(PVPLE_NR_TARGETS == 7 && PVPLE_TARGET_SLEEPING == 6);
+static_assert(PVPLE_NR_ACTIONS == 4 && PVPLE_ACT_PARK == 3);
+
 static const enum pvple_stat pvple_rec_stat[PVPLE_NR_REC] = {
 	[PVPLE_REC_UNREGISTERED]	= PVPLE_STAT_REC_UNREGISTERED,
 	[PVPLE_REC_FAULT]		= PVPLE_STAT_REC_FAULT,
@@ -35,23 +40,35 @@ static const long pvple_wake_result[] = {
 	[PVPLE_WAKE_TEARDOWN]	= PVPLE_PARK_EVENT,
 };
 
-static enum pvple_target pvple_target_state(struct kvm_vcpu *t)
+/*
+ * KVM's view of @t, each flag read once, classified by policy.c.  Read
+ * after the park ticket (park.c, [R]).  @tpv is NULL for a vCPU that never
+ * registered: it cannot be in a park of ours.
+ */
+static enum pvple_target pvple_target_state(struct kvm_vcpu *t,
+					    struct pvple_vcpu *tpv)
 {
-	if (READ_ONCE(t->preempted))
-		return PVPLE_TARGET_PREEMPTED;
-	if (kvm_vcpu_is_blocking(t))
-		return PVPLE_TARGET_BLOCKED;
-	if (!READ_ONCE(t->wants_to_run) || READ_ONCE(t->scheduled_out))
-		return PVPLE_TARGET_OUT;
-	return PVPLE_TARGET_RUNNING;
+	struct pvple_target_flags f = {
+		.preempted = READ_ONCE(t->preempted),
+		.parked = tpv && READ_ONCE(tpv->parked_on),
+		.ready = READ_ONCE(t->ready),
+		.blocking = kvm_vcpu_is_blocking(t),
+		.wants_to_run = READ_ONCE(t->wants_to_run),
+		.scheduled_out = READ_ONCE(t->scheduled_out),
+	};
+
+	return pvple_target_classify(&f);
 }
 
 /* What the park hypercall answers when pvple will not act on the record. */
-static long pvple_stock_result(enum pvple_rec rec, int mode)
+static long pvple_stock_result(enum pvple_rec rec, int mode, bool cycle)
 {
 	if (mode == PVPLE_MODE_OFF)
 		return -KVM_EOPNOTSUPP;
 	switch (rec) {
+	case PVPLE_REC_OK:
+		/* A target pvple will not wait for: nothing done. */
+		return cycle ? -KVM_EINVAL : PVPLE_PARK_RUNNING;
 	case PVPLE_REC_UNREGISTERED:
 		return -PVPLE_ENOTREG;
 	case PVPLE_REC_IDLE:
@@ -73,7 +90,7 @@ static long pvple_spin(struct kvm_vcpu *me, bool from_hc,
 		       bool yield_to_kernel_mode)
 {
 	struct pvple_spin_in in = { .mode = READ_ONCE(pvple_mode) };
-	struct pvple_vcpu *pv = NULL, *tpv;
+	struct pvple_vcpu *pv = NULL, *tpv = NULL;
 	struct kvm_vcpu *target = NULL;
 	unsigned long ticket = 0;
 	enum pvple_action act;
@@ -99,28 +116,57 @@ static long pvple_spin(struct kvm_vcpu *me, bool from_hc,
 			in.rec = PVPLE_REC_TARGET_ABSENT;
 	}
 	if (target) {
-		ticket = pvple_park_ticket(target);
-		in.target = pvple_target_state(target);
-		rcu_read_lock();
 		tpv = pvple_vcpu_find(vm, target);
+		/* Without state of its own, nothing wakes a park behind it. */
+		in.no_park = !tpv || kvm_apicv_activated(me->kvm);
+		if (tpv)
+			ticket = pvple_park_ticket(tpv);
+		in.target = pvple_target_state(target, tpv);
 		in.cycle = tpv && READ_ONCE(tpv->parked_on) == me;
-		rcu_read_unlock();
 	}
 	in.event_pending = kvm_request_pending(me) || signal_pending(current);
 
 	act = pvple_decide(&in);
 	trace_kvm_pvple_decide(me->kvm, me->vcpu_id, from_hc, in.rec,
-			       target ? target->vcpu_id : -1, in.target, act);
+			       target ? target->vcpu_id : -1,
+			       target ? in.target : -1, act);
+	/*
+	 * The park hypercall has no PLE window to pace it: its yields and
+	 * parks are rate-limited per vCPU (only this vCPU's task touches its
+	 * timestamp).  Every record is still checked and answered.
+	 */
+	if (from_hc && (act == PVPLE_ACT_YIELD || act == PVPLE_ACT_PARK) &&
+	    pvple_hc_park_throttled(ktime_get_ns(), &pv->last_hc_park_ns,
+				    READ_ONCE(pvple_park_hc_gap_us) *
+				    NSEC_PER_USEC)) {
+		pvple_count(vm, PVPLE_STAT_HC_THROTTLED);
+		return PVPLE_PARK_RUNNING;
+	}
 	if (act == PVPLE_ACT_YIELD) {
 		pvple_count(vm, PVPLE_STAT_YIELD_TRIED);
-		r = kvm_vcpu_yield_to(target);
+		/*
+		 * As KVM_HC_SCHED_YIELD (kvm_sched_yield(), arch/x86/kvm/x86.c):
+		 * with nothing else to run here a yield cannot help.
+		 */
+		r = 0;
+		if (!from_hc || !single_task_running()) {
+			/*
+			 * Marked as stock kvm_vcpu_on_spin() marks itself
+			 * (virt/kvm/kvm_main.c:4070, 4116-4119), so that another
+			 * vCPU's stock boost does not take this spinner for a
+			 * preempted lock holder.
+			 */
+			kvm_vcpu_set_in_spin_loop(me, true);
+			r = kvm_vcpu_yield_to(target);
+			kvm_vcpu_set_in_spin_loop(me, false);
+			kvm_vcpu_set_dy_eligible(me, false);
+		}
 		trace_kvm_pvple_yield(me->kvm, me->vcpu_id, target->vcpu_id, r);
 		if (r > 0) {
 			pvple_count(vm, PVPLE_STAT_YIELD_OK);
 			return PVPLE_PARK_RAN;
 		}
 		in.yield_failed = true;
-		in.target = pvple_target_state(target);
 		act = pvple_decide(&in);
 	}
 
@@ -130,7 +176,7 @@ static long pvple_spin(struct kvm_vcpu *me, bool from_hc,
 		return in.event_pending ? PVPLE_PARK_EVENT : PVPLE_PARK_RUNNING;
 	case PVPLE_ACT_PARK:
 		pvple_count(vm, PVPLE_STAT_PARKS);
-		why = pvple_park(me, pv, target, ticket, &parked_ns);
+		why = pvple_park(me, pv, target, tpv, ticket, &parked_ns);
 		pvple_count(vm, pvple_wake_stat[why]);
 		pvple_count_n(vm, PVPLE_STAT_PARK_NS, parked_ns);
 		trace_kvm_pvple_wake(me->kvm, me->vcpu_id, target->vcpu_id, why,
@@ -146,7 +192,7 @@ static long pvple_spin(struct kvm_vcpu *me, bool from_hc,
 			pvple_count(vm, pvple_rec_stat[in.rec]);
 		if (!from_hc)
 			kvm_vcpu_on_spin(me, yield_to_kernel_mode);
-		return pvple_stock_result(in.rec, in.mode);
+		return pvple_stock_result(in.rec, in.mode, in.cycle);
 	}
 }
 

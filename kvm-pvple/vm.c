@@ -15,7 +15,6 @@
  *                                       names its debugfs directory
  */
 #include <linux/debugfs.h>
-#include <linux/hashtable.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 
@@ -31,6 +30,7 @@ static const char * const pvple_stat_names[PVPLE_NR_STATS] = {
 	[PVPLE_STAT_HC_PARK]		= "hc_park",
 	[PVPLE_STAT_HC_UNKNOWN]		= "hc_unknown",
 	[PVPLE_STAT_HC_EPERM]		= "hc_eperm",
+	[PVPLE_STAT_HC_THROTTLED]	= "hc_throttled",
 	[PVPLE_STAT_SCHED_IN]		= "sched_in",
 	[PVPLE_STAT_VCPU_LOAD]		= "vcpu_load",
 	[PVPLE_STAT_STOCK]		= "stock",
@@ -59,6 +59,7 @@ static const char * const pvple_stat_names[PVPLE_NR_STATS] = {
 	[PVPLE_STAT_REG_BAD_GPA]	= "reg_bad_gpa",
 	[PVPLE_STAT_REG_NOMEM]		= "reg_nomem",
 	[PVPLE_STAT_UNREG_UNKNOWN]	= "unreg_unknown",
+	[PVPLE_STAT_UNREG_RESET]	= "unreg_reset",
 	[PVPLE_STAT_L3_ADDED]		= "l3_added",
 	[PVPLE_STAT_L3_RESHARED]	= "l3_reshared",
 	[PVPLE_STAT_L3_KEPT]		= "l3_kept",
@@ -72,22 +73,32 @@ static const char * const pvple_stat_names[PVPLE_NR_STATS] = {
 static DEFINE_PER_CPU(struct pvple_stats, pvple_global_stats);
 static DEFINE_PER_CPU(u64, pvple_untracked_events);
 static atomic64_t pvple_vms_created, pvple_vms_destroyed, pvple_vm_alloc_failed;
+static atomic64_t pvple_vms_stale;
 
-/* Writers hold pvple_vm_lock; the hot paths read the hash under RCU. */
-static DEFINE_HASHTABLE(pvple_vm_hash, 6);
+/*
+ * struct kvm -> struct pvple_vm.  A resizable hash table: the lookup on
+ * every vCPU load stays O(1) however many VMs the host runs.  Writers hold
+ * pvple_vm_lock (which also guards the list); the hot paths read under RCU.
+ */
+static const struct rhashtable_params pvple_vm_params = {
+	.key_len = sizeof(struct kvm *),
+	.key_offset = offsetof(struct pvple_vm, kvm),
+	.head_offset = offsetof(struct pvple_vm, hnode),
+	.automatic_shrinking = true,
+};
+
+static struct rhashtable pvple_vm_table;
 static LIST_HEAD(pvple_vm_list);
 static DEFINE_SPINLOCK(pvple_vm_lock);
+/* Frees VMs after a grace period, in process context (xa_destroy()). */
+static struct workqueue_struct *pvple_free_wq;
 
 static struct dentry *pvple_debugfs;
 
+/* Under rcu_read_lock(). */
 struct pvple_vm *pvple_vm_find(struct kvm *kvm)
 {
-	struct pvple_vm *vm;
-
-	hash_for_each_possible_rcu(pvple_vm_hash, vm, hnode, (unsigned long)kvm)
-		if (vm->kvm == kvm)
-			return vm;
-	return NULL;
+	return rhashtable_lookup(&pvple_vm_table, &kvm, pvple_vm_params);
 }
 
 void pvple_count_n(struct pvple_vm *vm, enum pvple_stat stat, u64 n)
@@ -126,6 +137,7 @@ struct pvple_vcpu *pvple_vcpu_get(struct pvple_vm *vm, struct kvm_vcpu *vcpu)
 	pv = kzalloc(sizeof(*pv), GFP_KERNEL_ACCOUNT);
 	if (!pv)
 		return NULL;
+	init_swait_queue_head(&pv->waiters);
 	old = xa_cmpxchg(&vm->vcpus, vcpu->vcpu_idx, NULL, pv,
 			 GFP_KERNEL_ACCOUNT);
 	if (old || xa_is_err(old)) {
@@ -133,6 +145,20 @@ struct pvple_vcpu *pvple_vcpu_get(struct pvple_vm *vm, struct kvm_vcpu *vcpu)
 		return xa_is_err(old) ? NULL : old;
 	}
 	return pv;
+}
+
+/*
+ * State for every vCPU the VM has now, so that any of them can be waited
+ * behind (a park needs the target's queue, park.c) before it registers,
+ * or if it never does.  At registration: rare, process context.
+ */
+void pvple_vcpus_get(struct pvple_vm *vm, struct kvm *kvm)
+{
+	struct kvm_vcpu *v;
+	unsigned long i;
+
+	kvm_for_each_vcpu(i, v, kvm)
+		pvple_vcpu_get(vm, v);
 }
 
 static void pvple_vm_name(struct pvple_vm *vm, struct kvm *kvm)
@@ -176,19 +202,42 @@ static void pvple_vm_free(struct pvple_vm *vm)
 	kfree(vm);
 }
 
-/* Returns the tracked VM for @kvm: @vm if it went in, or the one before. */
-static struct pvple_vm *pvple_vm_insert(struct pvple_vm *vm)
+static void pvple_vm_unlink_free(struct pvple_vm *vm);
+
+/*
+ * Returns the tracked VM for @kvm: @vm if it went in, or the one before.
+ * A new VM (@born) replaces whatever is tracked at its address: that can
+ * only be the state of a destroyed VM whose end was not seen.
+ */
+static struct pvple_vm *pvple_vm_insert(struct pvple_vm *vm, bool born)
 {
-	struct pvple_vm *old;
+	struct pvple_vm *old = NULL;
+	int ret;
 
 	spin_lock(&pvple_vm_lock);
-	old = pvple_vm_find(vm->kvm);
-	if (!old) {
-		hash_add_rcu(pvple_vm_hash, &vm->hnode, (unsigned long)vm->kvm);
-		list_add_tail(&vm->lnode, &pvple_vm_list);
+	rcu_read_lock();
+	ret = rhashtable_lookup_insert_fast(&pvple_vm_table, &vm->hnode,
+					    pvple_vm_params);
+	if (ret == -EEXIST) {
+		old = pvple_vm_find(vm->kvm);
+		if (born && old) {
+			pr_warn_ratelimited("VM %s: replacing the state of a destroyed VM at the same address\n",
+					    vm->name);
+			atomic64_inc(&pvple_vms_stale);
+			pvple_vm_unlink_free(old);
+			old = NULL;
+			ret = rhashtable_lookup_insert_fast(&pvple_vm_table,
+							    &vm->hnode,
+							    pvple_vm_params);
+		}
 	}
+	if (!ret)
+		list_add_tail_rcu(&vm->lnode, &pvple_vm_list);
+	rcu_read_unlock();
 	spin_unlock(&pvple_vm_lock);
-	if (old) {
+	if (ret) {
+		if (!old)
+			atomic64_inc(&pvple_vm_alloc_failed);
 		pvple_vm_free(vm);
 		return old;
 	}
@@ -206,7 +255,7 @@ void pvple_vm_created(struct kvm *kvm)
 		return;
 	vm->born = true;
 	vm->l3_mode = READ_ONCE(pvple_l3_mode);
-	pvple_vm_insert(vm);
+	pvple_vm_insert(vm, true);
 }
 
 /*
@@ -223,18 +272,22 @@ struct pvple_vm *pvple_vm_adopt(struct kvm *kvm)
 	if (vm)
 		return vm;
 	vm = pvple_vm_alloc(kvm, GFP_KERNEL);
-	return vm ? pvple_vm_insert(vm) : NULL;
+	return vm ? pvple_vm_insert(vm, false) : NULL;
 }
 
-static void pvple_vm_free_rcu(struct rcu_head *head)
+static void pvple_vm_free_work(struct work_struct *work)
 {
-	pvple_vm_free(container_of(head, struct pvple_vm, rcu));
+	pvple_vm_free(container_of(to_rcu_work(work), struct pvple_vm,
+				   free_work));
 }
 
-static void pvple_vm_unlink(struct pvple_vm *vm)
+/* Unlinked under pvple_vm_lock; freed once no RCU reader can see it. */
+static void pvple_vm_unlink_free(struct pvple_vm *vm)
 {
-	hash_del_rcu(&vm->hnode);
-	list_del(&vm->lnode);
+	rhashtable_remove_fast(&pvple_vm_table, &vm->hnode, pvple_vm_params);
+	list_del_rcu(&vm->lnode);
+	INIT_RCU_WORK(&vm->free_work, pvple_vm_free_work);
+	queue_rcu_work(pvple_free_wq, &vm->free_work);
 }
 
 void pvple_vm_destroyed(struct kvm *kvm)
@@ -242,15 +295,29 @@ void pvple_vm_destroyed(struct kvm *kvm)
 	struct pvple_vm *vm;
 
 	spin_lock(&pvple_vm_lock);
+	rcu_read_lock();
 	vm = pvple_vm_find(kvm);
-	if (vm)
-		pvple_vm_unlink(vm);
+	if (vm) {
+		atomic64_inc(&pvple_vms_destroyed);
+		trace_kvm_pvple_vm(kvm, vm->name, false);
+		pvple_vm_unlink_free(vm);
+	}
+	rcu_read_unlock();
 	spin_unlock(&pvple_vm_lock);
-	if (!vm)
-		return;
-	atomic64_inc(&pvple_vms_destroyed);
-	trace_kvm_pvple_vm(kvm, vm->name, false);
-	call_rcu(&vm->rcu, pvple_vm_free_rcu);
+}
+
+/* Module unload: end every park (park.c has set its flag). */
+void pvple_vm_wake_all(void)
+{
+	struct pvple_vcpu *pv;
+	struct pvple_vm *vm;
+	unsigned long i;
+
+	spin_lock(&pvple_vm_lock);
+	list_for_each_entry(vm, &pvple_vm_list, lnode)
+		xa_for_each(&vm->vcpus, i, pv)
+			swake_up_all(&pv->waiters);
+	spin_unlock(&pvple_vm_lock);
 }
 
 static void pvple_stats_sum(struct pvple_stats __percpu *pcpu,
@@ -289,6 +356,8 @@ static int pvple_global_show(struct seq_file *m, void *unused)
 	seq_printf(m, "vms_created %lld\n", atomic64_read(&pvple_vms_created));
 	seq_printf(m, "vms_destroyed %lld\n",
 		   atomic64_read(&pvple_vms_destroyed));
+	seq_printf(m, "vms_stale_replaced %lld\n",
+		   atomic64_read(&pvple_vms_stale));
 	seq_printf(m, "vm_alloc_failed %lld\n",
 		   atomic64_read(&pvple_vm_alloc_failed));
 	seq_printf(m, "cpuid_hooked %d\n", pvple_cpuid_hooked());
@@ -301,19 +370,29 @@ static int pvple_vms_show(struct seq_file *m, void *unused)
 	struct pvple_stats sum;
 	struct pvple_vm *vm;
 
-	spin_lock(&pvple_vm_lock);
-	list_for_each_entry(vm, &pvple_vm_list, lnode) {
+	/* Under RCU, not pvple_vm_lock: a slow reader never delays a VM. */
+	rcu_read_lock();
+	list_for_each_entry_rcu(vm, &pvple_vm_list, lnode) {
 		pvple_stats_sum(vm->stats, &sum);
 		seq_printf(m, "%s ", vm->name);
 		pvple_stats_show(m, &sum, " ");
 	}
-	spin_unlock(&pvple_vm_lock);
+	rcu_read_unlock();
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(pvple_vms);
 
 int pvple_vm_init(void)
 {
+	int ret = rhashtable_init(&pvple_vm_table, &pvple_vm_params);
+
+	if (ret)
+		return ret;
+	pvple_free_wq = alloc_workqueue("kvm_pvple_free", 0, 0);
+	if (!pvple_free_wq) {
+		rhashtable_destroy(&pvple_vm_table);
+		return -ENOMEM;
+	}
 	pvple_debugfs = debugfs_create_dir("kvm-pvple", NULL);
 	debugfs_create_file("global", 0444, pvple_debugfs, NULL,
 			    &pvple_global_fops);
@@ -328,10 +407,11 @@ void pvple_vm_exit(void)
 
 	debugfs_remove(pvple_debugfs);
 	spin_lock(&pvple_vm_lock);
-	list_for_each_entry_safe(vm, tmp, &pvple_vm_list, lnode) {
-		pvple_vm_unlink(vm);
-		call_rcu(&vm->rcu, pvple_vm_free_rcu);
-	}
+	list_for_each_entry_safe(vm, tmp, &pvple_vm_list, lnode)
+		pvple_vm_unlink_free(vm);
 	spin_unlock(&pvple_vm_lock);
+	/* queue_rcu_work() queues after a grace period: wait for both. */
 	rcu_barrier();
+	destroy_workqueue(pvple_free_wq);
+	rhashtable_destroy(&pvple_vm_table);
 }

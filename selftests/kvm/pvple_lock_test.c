@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "apic.h"
 #include "kvm_util.h"
 #include "processor.h"
 #include "ucall_common.h"
@@ -551,6 +552,199 @@ TEST_F_TIMEOUT(pvple, wait_cycle_is_bounded, HARNESS_TIMEOUT_S)
 	ASSERT_GE(c.rec_cycle, 1);
 	ASSERT_EQ(c.wake_timeout, 0);
 	kvm_vm_free(vm);
+}
+
+/*
+ * Lost wake-ups (park.c): vCPU 0 works and halts in turn, and vCPU 2, on
+ * another CPU, PV-kicks it out of each halt; vCPU 1 shares vCPU 0's CPU
+ * and waits behind it with the park hypercall.  vCPU 1 must park behind
+ * vCPU 0 whenever it is preempted, be woken by its run every time, and get
+ * stock handling (never a park) while it is halted: no park may end by
+ * the 100 ms bound.
+ */
+static u64 guest_halting, guest_halts;
+
+static void guest_halting_target(u32 id)
+{
+	int i;
+
+	guest_register(id);
+	if (id == 0) {
+		while (!READ_ONCE(guest_stop)) {
+			/* Long enough to be preempted now and then. */
+			for (i = 0; i < 2000000; i++)
+				asm volatile("" ::: "memory");
+			WRITE_ONCE(guest_halting, 1);
+			/* IF=0: only the PV kick ends this halt. */
+			asm volatile("hlt" ::: "memory");
+			WRITE_ONCE(guest_halting, 0);
+			WRITE_ONCE(guest_halts, guest_halts + 1);
+		}
+	} else if (id == 1) {
+		pvple_guest_publish(&guest_areas[1], 0, PVPLE_ROLE_HOLDER);
+		while (!READ_ONCE(guest_stop))
+			pvple_guest_park();
+		pvple_guest_clear(&guest_areas[1]);
+	} else {
+		while (!READ_ONCE(guest_stop))
+			if (READ_ONCE(guest_halting))
+				kvm_hypercall(KVM_HC_KICK_CPU, 0, 0, 0, 0);
+	}
+	GUEST_DONE();
+}
+
+static bool thousand_parks(struct pvple_counts *c) { return c->parks >= 1000; }
+
+TEST_F_TIMEOUT(pvple, park_never_misses_a_halting_target, HARNESS_TIMEOUT_S)
+{
+	struct pvple_vcpu_thread t[3];
+	struct pvple_counts c;
+	struct kvm_vm *vm;
+	bool enough;
+
+	if (unsupported(false))
+		SKIP(return, "%s", unsupported(false));
+	set_params("park", "100000");
+	vm = create_vm(3, guest_halting_target, t, 0);
+	t[2].cpu = -1;
+	pvple_start_vcpus(t, 3);
+	enough = wait_counts(vm, &c, thousand_parks, TIMEOUT_S);
+	SET(vm, guest_stop, 1);
+	/* vCPU 0 may sit in its last halt: the kicker ends it. */
+	pvple_wait_vcpus(t, 3, TIMEOUT_S);
+	ASSERT_TRUE(pvple_vm_counts(vm, &c));
+	ksft_print_msg("halts %lu; parks %lu: sched_in %lu timeout %lu event %lu; %s %lu %lu\n",
+		       GET(vm, guest_halts), c.parks, c.wake_sched_in,
+		       c.wake_timeout, c.wake_event, "stock/throttled", c.stock,
+		       c.hc_throttled);
+	ASSERT_TRUE(enough) TH_LOG("fewer than 1000 parks in %d s", TIMEOUT_S);
+	ASSERT_EQ(c.wake_timeout, 0);
+	ASSERT_GE(GET(vm, guest_halts), 1);
+	/* Halted: stock handling, counted, and the record was fine. */
+	ASSERT_GE(c.stock, 1);
+	ASSERT_EQ(c.rec_bad + c.rec_torn + c.rec_idle, 0);
+	kvm_vm_free(vm);
+}
+
+/*
+ * A park-hypercall storm: vCPU 1 asks without pause, its target preempted
+ * on the same CPU.  Every call is answered, but the yields and parks it
+ * may cause are paced by the rate limit (PVPLE_HC_PARK_GAP_NS).
+ */
+static void guest_park_storm(u32 id)
+{
+	guest_register(id);
+	if (id == 1) {
+		pvple_guest_publish(&guest_areas[1], 0, PVPLE_ROLE_HOLDER);
+		while (!READ_ONCE(guest_stop))
+			pvple_guest_park();
+		pvple_guest_clear(&guest_areas[1]);
+	} else {
+		while (!READ_ONCE(guest_stop))
+			asm volatile("" ::: "memory");
+	}
+	GUEST_DONE();
+}
+
+TEST_F_TIMEOUT(pvple, park_hypercall_storm_is_paced, HARNESS_TIMEOUT_S)
+{
+	/* Wider than the default, so that an emulated host shows it too. */
+	const u64 gap_ns = 20 * 1000 * 1000;
+	struct pvple_vcpu_thread t[2];
+	struct timespec a, b;
+	struct pvple_counts c;
+	struct kvm_vm *vm;
+	u64 ns;
+
+	if (unsupported(false))
+		SKIP(return, "%s", unsupported(false));
+	set_params("auto", "2000");
+	pvple_param_set("park_hc_gap_us", "20000");
+	vm = create_vm(2, guest_park_storm, t, 0);
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	pvple_start_vcpus(t, 2);
+	sleep(3);
+	SET(vm, guest_stop, 1);
+	pvple_wait_vcpus(t, 2, TIMEOUT_S);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	pvple_param_set("park_hc_gap_us", "25");
+	ns = (b.tv_sec - a.tv_sec) * 1000000000ULL + b.tv_nsec - a.tv_nsec;
+	ASSERT_TRUE(pvple_vm_counts(vm, &c));
+	ksft_print_msg("%lu park calls in %lu ms: %lu acted on (yields %lu, parks %lu), %s\n",
+		       c.hc_park, ns / 1000000, c.yield_tried + c.parks,
+		       c.yield_tried, c.parks, "throttled/answered otherwise");
+	ksft_print_msg("%lu %lu\n", c.hc_throttled,
+		       c.hc_park - c.yield_tried - c.parks - c.hc_throttled);
+	ASSERT_GE(c.hc_park, 100);
+	/* At most one action per gap, over the whole run. */
+	ASSERT_LE(c.yield_tried + c.parks, ns / gap_ns + 1);
+	ASSERT_GE(c.yield_tried + c.parks, 1);
+	ASSERT_GE(c.hc_throttled, 1);
+	kvm_vm_free(vm);
+}
+
+/*
+ * Lifecycle.  INIT forgets the area, as it forgets steal time: vCPU 1
+ * registers, vCPU 0 sends it an INIT IPI, and KVM_GET_MP_STATE makes KVM
+ * take the INIT (kvm_apic_accept_events() -> kvm_vcpu_reset()).
+ */
+static void guest_init_other(u32 id)
+{
+	guest_register(id);
+	if (id == 0) {
+		x2apic_enable();
+		x2apic_write_reg(APIC_ICR, ((u64)1 << 32) | APIC_DEST_PHYSICAL |
+				 APIC_DM_INIT | APIC_INT_ASSERT);
+	}
+	GUEST_DONE();
+}
+
+TEST_F_TIMEOUT(pvple, init_forgets_the_area, HARNESS_TIMEOUT_S)
+{
+	struct kvm_mp_state mp;
+	struct pvple_vcpu_thread t[2];
+	struct pvple_counts c;
+	struct kvm_vm *vm;
+	struct ucall uc;
+
+	if (unsupported(false))
+		SKIP(return, "%s", unsupported(false));
+	vm = create_vm(2, guest_init_other, t, -1);
+	vcpu_run(t[1].vcpu);
+	ASSERT_EQ(get_ucall(t[1].vcpu, &uc), UCALL_DONE);
+	vcpu_run(t[0].vcpu);
+	ASSERT_EQ(get_ucall(t[0].vcpu, &uc), UCALL_DONE);
+	ASSERT_TRUE(pvple_vm_counts(vm, &c));
+	ASSERT_EQ(c.reg_ok, 2);
+	ASSERT_EQ(c.unreg_reset, 0);
+	vcpu_mp_state_get(t[1].vcpu, &mp);
+	ASSERT_EQ(mp.mp_state, KVM_MP_STATE_INIT_RECEIVED);
+	ASSERT_TRUE(pvple_vm_counts(vm, &c));
+	ASSERT_EQ(c.unreg_reset, 1);
+	kvm_vm_free(vm);
+}
+
+/*
+ * With the hooks in, "sysctl kernel.ftrace_enabled=0" is refused: it
+ * would otherwise detach them silently under running VMs.
+ */
+TEST_F_TIMEOUT(pvple, ftrace_cannot_be_switched_off, HARNESS_TIMEOUT_S)
+{
+	int fd, r;
+
+	if (unsupported(false))
+		SKIP(return, "%s", unsupported(false));
+	fd = open("/proc/sys/kernel/ftrace_enabled", O_WRONLY);
+	if (fd < 0)
+		SKIP(return, "no /proc/sys/kernel/ftrace_enabled");
+	r = write(fd, "0\n", 2);
+	if (r == 2) {
+		ASSERT_EQ(write(fd, "1\n", 2), 2);
+		close(fd);
+		ASSERT_TRUE(false) TH_LOG("ftrace_enabled=0 was accepted");
+	}
+	close(fd);
+	ASSERT_EQ(errno, EBUSY);
 }
 
 /*

@@ -73,6 +73,7 @@ bool pvple_vm_counts(struct kvm_vm *vm, struct pvple_counts *c)
 #define F(x) { #x, offsetof(struct pvple_counts, x) }
 		F(ple_exits), F(hypercalls), F(hc_probe), F(hc_register),
 		F(hc_unregister), F(hc_park), F(hc_unknown), F(hc_eperm),
+		F(hc_throttled), F(unreg_reset),
 		F(sched_in), F(vcpu_load), F(stock), F(spin),
 		F(yield_tried), F(yield_ok), F(parks), F(wake_sched_in),
 		F(wake_timeout), F(wake_event), F(wake_teardown), F(park_ns),

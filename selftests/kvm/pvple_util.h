@@ -60,6 +60,8 @@ struct pvple_counts {
 	u64 l3_no_slot;
 	u64 l3_foreign;
 	u64 l3_unmatched;
+	u64 hc_throttled;
+	u64 unreg_reset;
 };
 
 /* Module parameters: set (failing the test on error) and read back. */

@@ -109,8 +109,24 @@ static void test_decide_table(void)
 		{ "preempted, yield failed: park", { PVPLE_MODE_AUTO,
 		  PVPLE_REC_OK, PVPLE_TARGET_PREEMPTED, .yield_failed = true },
 		  PVPLE_ACT_PARK },
-		{ "blocked target: park", { PVPLE_MODE_AUTO, PVPLE_REC_OK,
-		  PVPLE_TARGET_BLOCKED }, PVPLE_ACT_PARK },
+		{ "target itself parked: park", { PVPLE_MODE_AUTO,
+		  PVPLE_REC_OK, PVPLE_TARGET_PARKED }, PVPLE_ACT_PARK },
+		{ "halted target: stock (no wake is certain)", {
+		  PVPLE_MODE_AUTO, PVPLE_REC_OK, PVPLE_TARGET_HALTED },
+		  PVPLE_ACT_STOCK },
+		{ "target asleep in the host: stock", { PVPLE_MODE_AUTO,
+		  PVPLE_REC_OK, PVPLE_TARGET_SLEEPING }, PVPLE_ACT_STOCK },
+		{ "kicked target: yield", { PVPLE_MODE_AUTO, PVPLE_REC_OK,
+		  PVPLE_TARGET_READY }, PVPLE_ACT_YIELD },
+		{ "kicked target, yield failed: stock, never park", {
+		  PVPLE_MODE_AUTO, PVPLE_REC_OK, PVPLE_TARGET_READY,
+		  .yield_failed = true }, PVPLE_ACT_STOCK },
+		{ "preempted, yield failed, APICv: stock", { PVPLE_MODE_AUTO,
+		  PVPLE_REC_OK, PVPLE_TARGET_PREEMPTED, .yield_failed = true,
+		  .no_park = true }, PVPLE_ACT_STOCK },
+		{ "out of KVM_RUN, APICv: stock", { PVPLE_MODE_AUTO,
+		  PVPLE_REC_OK, PVPLE_TARGET_OUT, .no_park = true },
+		  PVPLE_ACT_STOCK },
 		{ "target out of KVM_RUN: park", { PVPLE_MODE_AUTO,
 		  PVPLE_REC_OK, PVPLE_TARGET_OUT }, PVPLE_ACT_PARK },
 		{ "event pending: back to the guest", { PVPLE_MODE_AUTO,
@@ -122,14 +138,14 @@ static void test_decide_table(void)
 		{ "torn record: stock", { PVPLE_MODE_AUTO, PVPLE_REC_TORN },
 		  PVPLE_ACT_STOCK },
 		{ "wait cycle: stock", { PVPLE_MODE_AUTO, PVPLE_REC_OK,
-		  PVPLE_TARGET_BLOCKED, .cycle = true }, PVPLE_ACT_STOCK },
+		  PVPLE_TARGET_PARKED, .cycle = true }, PVPLE_ACT_STOCK },
 		{ "mode off: stock", { PVPLE_MODE_OFF, PVPLE_REC_OK,
 		  PVPLE_TARGET_PREEMPTED }, PVPLE_ACT_STOCK },
 		{ "yield mode, yield failed: spin", { PVPLE_MODE_YIELD,
 		  PVPLE_REC_OK, PVPLE_TARGET_PREEMPTED, .yield_failed = true },
 		  PVPLE_ACT_SPIN },
-		{ "yield mode, blocked target: spin", { PVPLE_MODE_YIELD,
-		  PVPLE_REC_OK, PVPLE_TARGET_BLOCKED }, PVPLE_ACT_SPIN },
+		{ "yield mode, parked target: spin", { PVPLE_MODE_YIELD,
+		  PVPLE_REC_OK, PVPLE_TARGET_PARKED }, PVPLE_ACT_SPIN },
 		{ "park mode, preempted target: park", { PVPLE_MODE_PARK,
 		  PVPLE_REC_OK, PVPLE_TARGET_PREEMPTED }, PVPLE_ACT_PARK },
 		{ "unknown mode: stock", { PVPLE_NR_MODES, PVPLE_REC_OK,
@@ -149,21 +165,21 @@ static void test_decide_table(void)
 static void test_decide_properties(void)
 {
 	const unsigned int n = (PVPLE_NR_MODES + 1) * PVPLE_NR_REC *
-			       PVPLE_NR_TARGETS * 8;
-	unsigned int i, mode, rec, target, bits, bad[5] = { 0 };
+			       PVPLE_NR_TARGETS * 16;
+	unsigned int i, mode, rec, target, bits, bad[7] = { 0 };
 
 	for (i = 0; i < n; i++) {
 		struct pvple_spin_in in;
 		enum pvple_action a;
 
-		bits = i % 8;
-		target = i / 8 % PVPLE_NR_TARGETS;
-		rec = i / 8 / PVPLE_NR_TARGETS % PVPLE_NR_REC;
-		mode = i / 8 / PVPLE_NR_TARGETS / PVPLE_NR_REC;
+		bits = i % 16;
+		target = i / 16 % PVPLE_NR_TARGETS;
+		rec = i / 16 / PVPLE_NR_TARGETS % PVPLE_NR_REC;
+		mode = i / 16 / PVPLE_NR_TARGETS / PVPLE_NR_REC;
 		in = (struct pvple_spin_in){
 			.mode = mode, .rec = rec, .target = target,
 			.event_pending = bits & 1, .cycle = bits & 2,
-			.yield_failed = bits & 4,
+			.yield_failed = bits & 4, .no_park = bits & 8,
 		};
 		a = pvple_decide(&in);
 
@@ -171,9 +187,10 @@ static void test_decide_properties(void)
 		bad[0] += a != PVPLE_ACT_STOCK &&
 			  (rec != PVPLE_REC_OK || in.cycle ||
 			   mode == PVPLE_MODE_OFF || mode >= PVPLE_NR_MODES);
-		/* A yield goes to a preempted target only, and only once. */
+		/* A yield goes to a runnable target only, and only once. */
 		bad[1] += a == PVPLE_ACT_YIELD &&
-			  (target != PVPLE_TARGET_PREEMPTED || in.yield_failed ||
+			  ((target != PVPLE_TARGET_PREEMPTED &&
+			    target != PVPLE_TARGET_READY) || in.yield_failed ||
 			   mode == PVPLE_MODE_PARK);
 		/* Never park a vCPU that has an event to take. */
 		bad[2] += a == PVPLE_ACT_PARK && in.event_pending;
@@ -182,6 +199,13 @@ static void test_decide_properties(void)
 			  (mode == PVPLE_MODE_YIELD ||
 			   target == PVPLE_TARGET_RUNNING);
 		bad[4] += a >= PVPLE_NR_ACTIONS;
+		/* Park only behind a target whose next run wakes us. */
+		bad[5] += a == PVPLE_ACT_PARK &&
+			  target != PVPLE_TARGET_PREEMPTED &&
+			  target != PVPLE_TARGET_PARKED &&
+			  target != PVPLE_TARGET_OUT;
+		/* Never park where parking is off (APICv/AVIC, no state). */
+		bad[6] += a == PVPLE_ACT_PARK && in.no_park;
 	}
 	ksft_test_result(!bad[0], "decide: stock unless the record is usable (%u inputs)\n", n);
 	ksft_test_result(!bad[1], "decide: yield only to a preempted target, once\n");
@@ -189,6 +213,90 @@ static void test_decide_properties(void)
 	ksft_test_result(!bad[3], "decide: %s\n",
 			 "park only where the mode allows, behind a non-runner");
 	ksft_test_result(!bad[4], "decide: always a defined action\n");
+	ksft_test_result(!bad[5], "decide: %s\n",
+			 "park only behind a preempted, parked or absent target");
+	ksft_test_result(!bad[6], "decide: never park where parking is off\n");
+}
+
+/* Every combination of KVM's flags, against the rules in policy.h. */
+static void test_classify(void)
+{
+	unsigned int bits, bad[4] = { 0 };
+
+	for (bits = 0; bits < 64; bits++) {
+		struct pvple_target_flags f = {
+			.preempted = bits & 1, .parked = bits & 2,
+			.ready = bits & 4, .blocking = bits & 8,
+			.wants_to_run = bits & 16, .scheduled_out = bits & 32,
+		};
+		enum pvple_target t = pvple_target_classify(&f);
+
+		/* Preempted wins: it is runnable, whatever else is stale. */
+		bad[0] += f.preempted != (t == PVPLE_TARGET_PREEMPTED);
+		/* A halted vCPU, not kicked, not ours, is never parkable. */
+		bad[1] += !f.preempted && !f.parked && !f.ready && f.blocking &&
+			  t != PVPLE_TARGET_HALTED;
+		/* In KVM_RUN and scheduled out with nothing else: asleep. */
+		bad[2] += t == PVPLE_TARGET_SLEEPING &&
+			  !(f.wants_to_run && f.scheduled_out);
+		/* Running means: in KVM_RUN, on a CPU, no other flag. */
+		bad[3] += (t == PVPLE_TARGET_RUNNING) !=
+			  (bits == 16);
+	}
+	ksft_test_result(!bad[0], "classify: preempted first\n");
+	ksft_test_result(!bad[1], "classify: a halted vCPU is HALTED\n");
+	ksft_test_result(!bad[2], "classify: SLEEPING only inside KVM_RUN\n");
+	ksft_test_result(!bad[3], "classify: RUNNING only when nothing else holds\n");
+}
+
+/* The hypercall hook's pre-filter never drops a number decode calls ours. */
+static void test_hc_filter(void)
+{
+	static const unsigned long probe[] = {
+		0, 1, KVM_HC_KICK_CPU, KVM_HC_SCHED_YIELD, KVM_HC_SEND_IPI,
+		KVM_HC_PVPLE_BASE - 1, KVM_HC_PVPLE_BASE, KVM_HC_PVPLE_PARK,
+		KVM_HC_PVPLE_END - 1, KVM_HC_PVPLE_END, ~0UL,
+		KVM_HC_PVPLE_PROBE | (1UL << 32), KVM_HC_PVPLE_PARK | (7UL << 40),
+	};
+	unsigned long missed = 0, extra = 0, nr, i;
+	int op64;
+
+	for (i = 0; i < ARRAY_SIZE(probe) + 8192; i++) {
+		nr = i < ARRAY_SIZE(probe) ? probe[i] :
+		     KVM_HC_PVPLE_BASE - 4096 + (i - ARRAY_SIZE(probe));
+		for (op64 = 0; op64 <= 1; op64++) {
+			bool ours = pvple_hc_decode(nr, op64, 0) != PVPLE_HC_NOT_OURS;
+
+			missed += ours && !pvple_hc_maybe_ours(nr);
+			extra += !ours && pvple_hc_maybe_ours(nr) && op64 == 0;
+		}
+	}
+	ksft_test_result(!missed, "hc filter: every number of ours is redirected\n");
+	ksft_test_result(!extra, "hc filter: a 32-bit guest's foreign numbers are not\n");
+	ksft_test_result(!pvple_hc_maybe_ours(KVM_HC_KICK_CPU) &&
+			 !pvple_hc_maybe_ours(KVM_HC_SCHED_YIELD) &&
+			 !pvple_hc_maybe_ours(KVM_HC_SEND_IPI),
+			 "hc filter: KICK_CPU, SCHED_YIELD and SEND_IPI go straight to KVM\n");
+}
+
+static void test_throttle(void)
+{
+	const __u64 gap = 25000;
+	__u64 last = 0, now = 1000000;
+	unsigned int acted = 0, i;
+
+	/* 1000 calls 1 us apart: one acted on per gap, the rest throttled. */
+	for (i = 0; i < 1000; i++, now += 1000)
+		acted += !pvple_hc_park_throttled(now, &last, gap);
+	ksft_test_result(acted == (1000 * 1000 + gap - 1) / gap,
+			 "throttle: one park call per gap (%u of 1000)\n", acted);
+	last = 0;
+	ksft_test_result(!pvple_hc_park_throttled(5, &last, gap) &&
+			 !pvple_hc_park_throttled(5 + gap, &last, gap),
+			 "throttle: the first call, and one a whole gap later, act\n");
+	for (acted = 0, last = 0, i = 0; i < 100; i++)
+		acted += !pvple_hc_park_throttled(1000 + i, &last, 0);
+	ksft_test_result(acted == 100, "throttle: a zero gap throttles nothing\n");
 }
 
 static const struct {
@@ -224,7 +332,7 @@ int main(void)
 	unsigned int i;
 
 	ksft_print_header();
-	ksft_set_plan(ARRAY_SIZE(cases) + 2 + 14 + 14 + 5);
+	ksft_set_plan(ARRAY_SIZE(cases) + 2 + 14 + 20 + 7 + 4 + 3 + 3);
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		enum pvple_hc_action got = pvple_hc_decode(cases[i].nr,
@@ -249,6 +357,9 @@ int main(void)
 	test_rec_check();
 	test_decide_table();
 	test_decide_properties();
+	test_classify();
+	test_hc_filter();
+	test_throttle();
 
 	ksft_finished();
 }
