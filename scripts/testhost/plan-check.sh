@@ -2,6 +2,7 @@
 run_test hooks 600 /pvple/bin/pvple_hooks_test
 run_test lock 1200 /pvple/bin/pvple_lock_test
 run_test l3 600 /pvple/bin/pvple_l3_test
+run_test fuzz 900 /pvple/bin/pvple_fuzz_test
 # Stock behaviour with the module absent (hypercalls answer -KVM_ENOSYS).
 if rmmod kvm_pvple; then
 	run_test hooks-no-module 120 /pvple/bin/pvple_hooks_test -t hypercall_routing
