@@ -15,7 +15,11 @@
  *  - host CPU time the vCPU threads spend per 1000 acquisitions (what
  *    spinning wastes shows here: parked or yielding vCPUs burn none);
  *  - the round trip of one PLE exit whose target is running, and of one
- *    vcpu_load() (the hook that also runs on every schedule-in).
+ *    vcpu_load() (the hook that also runs on every schedule-in);
+ *  - the round trip of a hypercall that is not pvple's (every pvqspinlock
+ *    kick is one): it must not notice the module;
+ *  - vcpu_load() with 200 idle VMs beside the measuring one: the
+ *    schedule-in hook's cost must not grow with the number of VMs.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -74,6 +78,18 @@ static void guest_exit_cost(u32 id)
 	pvple_guest_register(guest_area_gpa[0]);
 	for (i = 0; i < guest_pauses; i++)
 		asm volatile("pause" ::: "memory");
+	GUEST_DONE();
+}
+
+/* A number no KVM knows: the whole hypercall path, then -KVM_ENOSYS. */
+#define FOREIGN_HC	0x7fff0001UL
+
+static void guest_foreign_hc(u32 id)
+{
+	u64 i;
+
+	for (i = 0; i < guest_pauses; i++)
+		kvm_hypercall(FOREIGN_HC, 0, 0, 0, 0);
 	GUEST_DONE();
 }
 
@@ -166,13 +182,40 @@ static double exit_cost_ns(u64 pauses)
 	return best * 1e9 / pauses;
 }
 
-static double vcpu_load_ns(int loops)
+static double foreign_hc_ns(u64 calls)
 {
+	struct pvple_vcpu_thread t[1];
+	double t0, best = 1e30;
+	struct kvm_vm *vm;
+	int rep;
+
+	guest_pauses = calls;
+	for (rep = 0; rep < 3; rep++) {
+		vm = bench_vm(1, guest_foreign_hc, t);
+		t0 = now();
+		pvple_run_vcpus(t, 1, 600);
+		best = (now() - t0) < best ? now() - t0 : best;
+		kvm_vm_free(vm);
+	}
+	return best * 1e9 / calls;
+}
+
+/* vcpu_load() round trip with @idle other VMs alive (one vCPU each). */
+static double vcpu_load_ns(int loops, int idle)
+{
+	struct kvm_vm *others[200];
 	struct kvm_vcpu *vcpu;
 	struct kvm_regs regs;
-	struct kvm_vm *vm = vm_create_with_one_vcpu(&vcpu, guest_exit_cost);
+	struct kvm_vm *vm;
 	double t0, best = 1e30;
 	int rep, i;
+
+	TEST_ASSERT(idle <= 200, "at most 200 idle VMs");
+	for (i = 0; i < idle; i++) {
+		others[i] = vm_create_barebones();
+		__vm_vcpu_add(others[i], 0);
+	}
+	vm = vm_create_with_one_vcpu(&vcpu, guest_exit_cost);
 
 	for (rep = 0; rep < 5; rep++) {
 		t0 = now();
@@ -181,6 +224,8 @@ static double vcpu_load_ns(int loops)
 		best = (now() - t0) < best ? now() - t0 : best;
 	}
 	kvm_vm_free(vm);
+	for (i = 0; i < idle; i++)
+		kvm_vm_free(others[i]);
 	return best * 1e9 / loops;
 }
 
@@ -222,7 +267,8 @@ int main(int argc, char *argv[])
 	int ncpus = sysconf(_SC_NPROCESSORS_ONLN), rounds = 2, i, on;
 	double secs = argc > 1 ? atof(argv[1]) : 3;
 	struct lock_result x4[2] = { 0 }, x2[2] = { 0 }, x1[2] = { 0 };
-	double exit_ns[2] = { 0 }, load_ns[2] = { 0 };
+	double exit_ns[2] = { 0 }, load_ns[2] = { 0 }, hc_ns[2] = { 0 };
+	double load200_ns[2] = { 0 };
 
 	ko = getenv("PVPLE_KO");
 	TEST_REQUIRE(ko);
@@ -239,7 +285,9 @@ int main(int argc, char *argv[])
 		lock_add(&x2[on], lock_run(2 * ncpus, secs), rounds);
 		lock_add(&x1[on], lock_run(ncpus, secs), rounds);
 		exit_ns[on] += exit_cost_ns(20000) / rounds;
-		load_ns[on] += vcpu_load_ns(20000) / rounds;
+		load_ns[on] += vcpu_load_ns(20000, 0) / rounds;
+		load200_ns[on] += vcpu_load_ns(20000, 200) / rounds;
+		hc_ns[on] += foreign_hc_ns(20000) / rounds;
 	}
 	pvple_module_set(ko, true, params);
 
@@ -254,6 +302,10 @@ int main(int argc, char *argv[])
 	lock_rows("1 vCPU/CPU", x1);
 	row("PLE exit round trip ns (no target)", exit_ns[1], exit_ns[0]);
 	row("vcpu_load ioctl round trip ns", load_ns[1], load_ns[0]);
+	row("vcpu_load ns, 200 idle VMs", load200_ns[1], load200_ns[0]);
+	row("vcpu_load ns, 200 idle VMs / 1 VM (pvple)", load200_ns[1],
+	    load_ns[1]);
+	row("foreign hypercall round trip ns", hc_ns[1], hc_ns[0]);
 	row("added ns per PLE exit", exit_ns[1] - exit_ns[0], 0);
 	row("added ns per vcpu_load/schedule-in", load_ns[1] - load_ns[0], 0);
 	return 0;
