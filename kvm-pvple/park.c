@@ -39,19 +39,25 @@
  * ->scheduled_out is cleared only after the load (kvm_main.c:6397), which
  * is why policy.c never parks on it.
  *
- * Only the target's own task writes ->runs, with preemption disabled (the
- * load hook runs in KVM's preempt notifier or under vcpu_load(); the park
- * exit disables it): the increment needs no atomic, and a schedule-in
- * cannot interleave with a park exit's increment.
+ * ->runs is written only under the target's vcpu->mutex, with preemption
+ * disabled: by the load hook, in KVM's preempt notifier of the task in
+ * KVM_RUN or under an ioctl's vcpu_load(), and by the target's own park
+ * exit, in KVM_RUN.  So the increment needs no atomic, and a schedule-in
+ * cannot interleave with a park exit's increment.  (A vCPU being created
+ * is loaded before it has its index; pvple_vcpu_find() does not take it
+ * for another, vm.c.)
  *
  * Every park ends on the first of:
  *  - the target runs (above),
  *  - an event for the spinner: it is a KVM "blocking" vCPU for the
  *    duration (its rcuwait is armed), so kvm_vcpu_kick() -- interrupts, PV
- *    kicks -- wakes it like a halted vCPU; and it looks for a pending
- *    request, or an interrupt its guest can take, after setting its task
- *    state, as kvm_vcpu_block()'s callers do through
- *    kvm_vcpu_check_block(),
+ *    kicks, a software LAPIC timer -- wakes it like a halted vCPU; and it
+ *    looks for an event it must take after setting its task state
+ *    (pvple_event()).  Not a LAPIC timer that runs on the VMX preemption
+ *    timer: KVM moves it to a software timer around a halt (x86.c:
+ *    10791-10810) with functions a module cannot call, and the hardware
+ *    timer only fires in guest mode, so such a timer is delivered when the
+ *    park ends, at most park_max_us late (Intel hosts with APICv off),
  *  - the bound, park_max_us,
  *  - a signal, a dead VM, or module unload.
  *
@@ -61,8 +67,11 @@
  * static calls into the vendor module that a module cannot make
  * (arch/x86/include/asm/kvm_host.h:2365-2373); without them AVIC's
  * IsRunning stays clear after a park, as avic_vcpu_load() skips a
- * blocking vCPU (arch/x86/kvm/svm/avic.c:1086), and with APICv a pending
- * posted interrupt is only seen after a PIR sync.
+ * blocking vCPU (arch/x86/kvm/svm/avic.c:1086).  Intel's APICv would
+ * allow a park (vmx_vcpu_pi_put() arms the wake-up vector for a blocking
+ * vCPU, and kvm_cpu_has_interrupt() syncs the PIR), but there it is the
+ * default, and its timer goes to the VMX preemption timer (above); the
+ * gate stays on both until that is measured on hardware.
  */
 #include <linux/hrtimer.h>
 #include <linux/sched/signal.h>
@@ -120,17 +129,25 @@ void pvple_vcpu_loaded(struct kvm_vcpu *vcpu)
 }
 
 /*
- * Is anything waiting for the spinner in its guest?  As a halted vCPU's
- * check does (kvm_vcpu_has_events(), arch/x86/kvm/x86.c:10763), an
- * interrupt counts only if the guest can take it: a spinner with
- * interrupts off (spin_lock_irqsave()) would only come back and spin.
- * kvm_arch_interrupt_allowed() is not exported; RFLAGS.IF is its main
- * part (an STI shadow at a PAUSE is not worth an exit).
+ * Is anything waiting for the spinner in its guest?  An NMI or SMI, an
+ * APICv change, or -- if the guest can take one now (RFLAGS.IF, the main
+ * part of kvm_arch_interrupt_allowed(), which is not exported; an STI
+ * shadow at a PAUSE is not worth an exit) -- an interrupt or an expired
+ * LAPIC timer (apic_timer_expired() makes KVM_REQ_UNBLOCK,
+ * arch/x86/kvm/lapic.c:1949-1952).  As a halted vCPU's check does
+ * (kvm_vcpu_has_events(), x86.c:10763), an interrupt a spinner with
+ * interrupts off cannot take does not count: it would only come back and
+ * spin.  Nor do requests the guest need not run for: KVM makes
+ * KVM_REQ_STEAL_UPDATE on every load (x86.c:4622), which would end any
+ * park that was preempted.
  */
-static bool pvple_event(struct kvm_vcpu *me, bool irq_on)
+bool pvple_event(struct kvm_vcpu *me, bool irq_on)
 {
-	return kvm_request_pending(me) ||
-	       (irq_on && kvm_cpu_has_interrupt(me));
+	return kvm_test_request(KVM_REQ_NMI, me) ||
+	       kvm_test_request(KVM_REQ_SMI, me) ||
+	       kvm_test_request(KVM_REQ_APICV_UPDATE, me) ||
+	       (irq_on && (kvm_test_request(KVM_REQ_UNBLOCK, me) ||
+			   kvm_cpu_has_interrupt(me)));
 }
 
 enum pvple_wake pvple_park(struct kvm_vcpu *me, struct pvple_vcpu *pv,
@@ -152,7 +169,7 @@ enum pvple_wake pvple_park(struct kvm_vcpu *me, struct pvple_vcpu *pv,
 	kvm_vcpu_srcu_read_unlock(me);
 	prepare_to_rcuwait(kvm_arch_vcpu_get_wait(me));
 	for (;;) {
-		/* Tail of the queue: waiters on one target wake in FIFO order. */
+		/* A run of the target wakes every spinner queued on it. */
 		prepare_to_swait_exclusive(&tpv->waiters, &w,
 					   TASK_INTERRUPTIBLE);	/* [M2] */
 		if (READ_ONCE(tpv->runs) != ticket) {

@@ -49,7 +49,11 @@ enum pvple_target pvple_target_classify(const struct pvple_target_flags *f)
 		return PVPLE_TARGET_PREEMPTED;
 	if (f->parked)
 		return PVPLE_TARGET_PARKED;
-	if (f->ready)
+	/*
+	 * ->ready is cleared only at the next schedule-in (kvm_main.c:6392):
+	 * a vCPU kicked out of a halt before it slept runs with it still set.
+	 */
+	if (f->ready && (f->blocking || f->scheduled_out))
 		return PVPLE_TARGET_READY;
 	if (f->blocking)
 		return PVPLE_TARGET_HALTED;

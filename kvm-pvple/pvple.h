@@ -88,12 +88,14 @@ struct pvple_stats {
 #define PVPLE_VM_NAME_LEN	32
 
 /*
- * One per vCPU of a VM in which a vCPU registered; lives as long as its VM.  Only the
- * vCPU's own task touches @ghc and @gpa (registration, and reads of its
- * record, happen in its own exits) and writes @parked_on and @runs; other
- * vCPUs of the VM read those two and queue on @waiters (park.c).
+ * One per vCPU of a VM in which a vCPU registered; lives as long as its
+ * VM.  Only the vCPU's own task touches @ghc and @gpa (registration, and
+ * reads of its record, happen in its own exits); @parked_on and @runs are
+ * written under the vCPU's mutex (its KVM_RUN, or an ioctl's vcpu_load());
+ * other vCPUs of the VM read those two and queue on @waiters (park.c).
  */
 struct pvple_vcpu {
+	struct kvm_vcpu *vcpu;		/* whose state this is */
 	struct gfn_to_hva_cache ghc;
 	gpa_t gpa;
 	bool registered;
@@ -162,6 +164,7 @@ enum pvple_wake pvple_park(struct kvm_vcpu *me, struct pvple_vcpu *pv,
 			   struct kvm_vcpu *target, struct pvple_vcpu *tpv,
 			   unsigned long ticket, u64 *parked_ns);
 void pvple_vcpu_loaded(struct kvm_vcpu *vcpu);
+bool pvple_event(struct kvm_vcpu *me, bool irq_on);
 void pvple_park_shutdown(void);
 
 /* cpuid.c */

@@ -126,7 +126,9 @@ TRACE_EVENT(kvm_pvple_vm,
 	    TP_STRUCT__entry(__field(pid_t, pid)
 			     __string(name, name)
 			     __field(bool, created)),
-	    TP_fast_assign(__entry->pid = kvm->userspace_pid;
+	    TP_fast_assign(/* Not yet set while KVM creates the VM. */
+			   __entry->pid = kvm->userspace_pid ?:
+					  task_pid_nr(current);
 			   __assign_str(name);
 			   __entry->created = created),
 	    TP_printk("kvm %d %s %s", __entry->pid, __get_str(name),

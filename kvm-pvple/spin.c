@@ -10,7 +10,7 @@
 #include "pvple.h"
 #include "pvple_trace.h"
 
-/* The tracepoints print these enums by number (pvple_trace.h). */
+/* pvple_trace.h names these enums by their numbers: keep them in step. */
 static_assert(PVPLE_NR_REC == 9 && PVPLE_REC_TARGET_SELF == 8);
 static_assert(PVPLE_NR_TARGETS == 7 && PVPLE_TARGET_SLEEPING == 6);
 static_assert(PVPLE_NR_ACTIONS == 4 && PVPLE_ACT_PARK == 3);
@@ -124,7 +124,9 @@ static long pvple_spin(struct kvm_vcpu *me, bool from_hc,
 		in.target = pvple_target_state(target, tpv);
 		in.cycle = tpv && READ_ONCE(tpv->parked_on) == me;
 	}
-	in.event_pending = kvm_request_pending(me) || signal_pending(current);
+	/* What would end a park ends it before it starts (park.c). */
+	in.event_pending = signal_pending(current) ||
+			   pvple_event(me, kvm_get_rflags(me) & X86_EFLAGS_IF);
 
 	act = pvple_decide(&in);
 	trace_kvm_pvple_decide(me->kvm, me->vcpu_id, from_hc, in.rec,

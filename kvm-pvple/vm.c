@@ -122,9 +122,16 @@ void pvple_vm_count(struct kvm *kvm, enum pvple_stat stat)
 	rcu_read_unlock();
 }
 
+/*
+ * A vCPU being created is loaded and reset before KVM gives it its index
+ * (virt/kvm/kvm_main.c:4288 vs 4312; arch/x86/kvm/x86.c:11590-11592): until
+ * then its ->vcpu_idx reads 0, and it must not be taken for vCPU 0.
+ */
 struct pvple_vcpu *pvple_vcpu_find(struct pvple_vm *vm, struct kvm_vcpu *vcpu)
 {
-	return xa_load(&vm->vcpus, vcpu->vcpu_idx);
+	struct pvple_vcpu *pv = xa_load(&vm->vcpus, vcpu->vcpu_idx);
+
+	return pv && pv->vcpu == vcpu ? pv : NULL;
 }
 
 /* The vCPU's own state, allocated on first use; process context only. */
@@ -133,10 +140,11 @@ struct pvple_vcpu *pvple_vcpu_get(struct pvple_vm *vm, struct kvm_vcpu *vcpu)
 	struct pvple_vcpu *pv = xa_load(&vm->vcpus, vcpu->vcpu_idx), *old;
 
 	if (pv)
-		return pv;
+		return pv->vcpu == vcpu ? pv : NULL;
 	pv = kzalloc(sizeof(*pv), GFP_KERNEL_ACCOUNT);
 	if (!pv)
 		return NULL;
+	pv->vcpu = vcpu;
 	init_swait_queue_head(&pv->waiters);
 	old = xa_cmpxchg(&vm->vcpus, vcpu->vcpu_idx, NULL, pv,
 			 GFP_KERNEL_ACCOUNT);
