@@ -22,12 +22,13 @@
 # line per run.  GB_DRY=1 prints the plan and the commands instead.
 . "$(dirname "$0")/l1-lib.sh"
 rounds=${GB_ROUNDS:-5}
-configs=${GB_CONFIGS:-ple anchor gyield pvple series under}
+# Comma-separated on a kernel command line, which splits at spaces.
+configs=$(echo "${GB_CONFIGS:-ple anchor gyield pvple series under}" | tr , ' ')
 vcpus=${GB_VCPUS:-4}
 hogs=${GB_HOGS:-2}
 under=${GB_UNDER_VCPUS:-$(grep -c ^processor /proc/cpuinfo)}
 cpu=${GB_CPU:-host,-xsave}
-work="l2.bench=1 bench.hb=${GB_HB:-4:50} bench.db=${GB_DB:-10:4} bench.lt=${GB_LT:-10:8}"
+work="l2.bench=1 bench.hb=${GB_HB:-3:30} bench.db=${GB_DB:-10:4} bench.lt=${GB_LT:-10:8}"
 limit=${GB_RUN_LIMIT:-900}
 ko=${PVPLE_KO:-/pvple/ko/kvm-pvple.ko}
 dry=${GB_DRY:-}
