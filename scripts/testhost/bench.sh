@@ -61,7 +61,8 @@ bench_guests() {
 	    "${GB_CONFIGS:-ple anchor gyield pvple series under}"
 	PVPLE_PERF=1 PVPLE_L1_SMP=${PVPLE_L1_SMP:-2} \
 		boot_nested guests guestbench GB_ROUNDS="${GB_ROUNDS:-5}" \
-		${GB_CONFIGS:+GB_CONFIGS="$GB_CONFIGS"} ${GB_HB:+GB_HB=$GB_HB} \
+		${GB_CONFIGS:+GB_CONFIGS="$(echo $GB_CONFIGS | tr ' ' ,)"} \
+		${GB_HB:+GB_HB=$GB_HB} \
 		${GB_DB:+GB_DB=$GB_DB} ${GB_LT:+GB_LT=$GB_LT} \
 		${GB_HOGS:+GB_HOGS=$GB_HOGS} ${GB_VCPUS:+GB_VCPUS=$GB_VCPUS}
 	rc=$?
