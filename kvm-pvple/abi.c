@@ -53,7 +53,11 @@ static long pvple_register(struct kvm_vcpu *vcpu, gpa_t gpa,
 	return 0;
 }
 
-static long pvple_unregister(struct kvm_vcpu *vcpu)
+/*
+ * Forgets @vcpu's area; returns whether it had one, and its VM in *@vmp.
+ * The VM lives on: the vCPU is in an exit, or under its mutex.
+ */
+static bool pvple_forget(struct kvm_vcpu *vcpu, struct pvple_vm **vmp)
 {
 	struct pvple_vcpu *pv = NULL;
 	struct pvple_vm *vm;
@@ -63,33 +67,33 @@ static long pvple_unregister(struct kvm_vcpu *vcpu)
 	if (vm)
 		pv = pvple_vcpu_find(vm, vcpu);
 	rcu_read_unlock();
-	if (!pv || !pv->registered) {
-		pvple_count(vm, PVPLE_STAT_UNREG_UNKNOWN);
-		return 0;
-	}
+	*vmp = vm;
+	if (!pv || !READ_ONCE(pv->registered))
+		return false;
 	WRITE_ONCE(pv->registered, false);
+	return true;
+}
+
+static long pvple_unregister(struct kvm_vcpu *vcpu)
+{
+	struct pvple_vm *vm;
+
+	if (!pvple_forget(vcpu, &vm))
+		pvple_count(vm, PVPLE_STAT_UNREG_UNKNOWN);
 	return 0;
 }
 
 /*
  * INIT or RESET of the vCPU (hooks.c): its area is forgotten, as KVM
  * forgets steal time; the guest registers again when it brings the CPU
- * up.  The vCPU's own task, or its VMM's ioctl with the vCPU loaded.
+ * up.  Under the vCPU's mutex: its KVM_RUN, or its VMM's ioctl.
  */
 void pvple_vcpu_reset(struct kvm_vcpu *vcpu)
 {
-	struct pvple_vcpu *pv = NULL;
 	struct pvple_vm *vm;
 
-	rcu_read_lock();
-	vm = pvple_vm_find(vcpu->kvm);
-	if (vm)
-		pv = pvple_vcpu_find(vm, vcpu);
-	if (pv && READ_ONCE(pv->registered)) {
-		WRITE_ONCE(pv->registered, false);
+	if (pvple_forget(vcpu, &vm))
 		pvple_count(vm, PVPLE_STAT_UNREG_RESET);
-	}
-	rcu_read_unlock();
 }
 
 /*
