@@ -120,14 +120,19 @@ run() {
 	fi
 	do_ kill -"$co" "$corunner"
 	module "$mod"
+	# dbench's files live in the guest's tmpfs (half its memory).
+	L2_MEM=768M
 	l2_start "$log" "$kernel" "$cpu" "$work $append" -smp "$smp"
+	L2_MEM=
 	[ -z "$dry" ] || return 0
 	ppid=
 	if [ -n "$perf" ]; then
 		ev="-e kvm:kvm_exit -e kvm:kvm_exit --filter exit_reason==$pause_exit"
 		[ "$mod" = on ] && ev="$ev -e kvm_pvple:*"
+		# System-wide, no workload: it counts until SIGINT.  (With a
+		# workload it would wait for that to end, whatever the signal.)
 		$perf stat -a -x, -o "/tmp/gb-perf-$name-$round" $ev \
-			-- sleep "$limit" 2>/dev/null &
+			2>/dev/null &
 		ppid=$!
 	fi
 	t=0 seen= before=

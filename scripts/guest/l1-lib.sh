@@ -35,12 +35,12 @@ keeper_stop() {
 
 # l2_start LOG KERNEL CPU APPEND [QEMU-ARGS...]: a nested guest in the
 # background, its console in LOG, its pid in $qpid.  KERNEL is
-# bzImage-VARIANT; the initramfs is that variant's (its modules).  With
-# L2_DRY set, prints the command instead.
+# bzImage-VARIANT; the initramfs is that variant's (its modules).  L2_MEM
+# is its memory (256M).  With L2_DRY set, prints the command instead.
 l2_start() {
 	log=$1 kernel=$2 cpu=$3 append=$4
 	shift 4
-	set -- -accel kvm -cpu "$cpu" "$@" -m 256M -display none \
+	set -- -accel kvm -cpu "$cpu" "$@" -m "${L2_MEM:-256M}" -display none \
 		-nodefaults -no-reboot -serial file:"$log" \
 		-kernel "$L2_DIR/$kernel" \
 		-initrd "$L2_DIR/initramfs-${kernel#bzImage-}.cpio.gz" \
