@@ -120,7 +120,7 @@ END {
 	print "what kvm-pvple did with them (acted: yields tried and parks)"
 	printf "%-12s %-7s %8s %7s %7s %8s %8s %8s %8s %8s %9s %8s\n", "workload", "config",
 	       "PLE/run", "hc/run", "acted", "yields", "parks", "spin", "stock", "idle-rec",
-	       "KVM-dy-ok", "halts"
+	       "PVyield-ok", "halts"
 	for (j = 1; j <= nw; j++) {
 		w = wl[j]
 		for (o = 1; o <= 6; o++) {

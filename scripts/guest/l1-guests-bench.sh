@@ -28,8 +28,8 @@ vcpus=${GB_VCPUS:-4}
 hogs=${GB_HOGS:-2}
 under=${GB_UNDER_VCPUS:-$(grep -c ^processor /proc/cpuinfo)}
 cpu=${GB_CPU:-host,-xsave}
-work="l2.bench=1 bench.hb=${GB_HB:-3:30} bench.db=${GB_DB:-10:4} bench.lt=${GB_LT:-10:8}"
-limit=${GB_RUN_LIMIT:-900}
+work="l2.bench=1 bench.hb=${GB_HB:-3:30} bench.db=${GB_DB:-6:4} bench.lt=${GB_LT:-6:8}"
+limit=${GB_RUN_LIMIT:-300}
 ko=${PVPLE_KO:-/pvple/ko/kvm-pvple.ko}
 dry=${GB_DRY:-}
 L2_DRY=$dry
