@@ -562,7 +562,7 @@ TEST_F_TIMEOUT(pvple, wait_cycle_is_bounded, HARNESS_TIMEOUT_S)
  * stock handling (never a park) while it is halted: no park may end by
  * the 100 ms bound.
  */
-static u64 guest_halting, guest_halts;
+static u64 guest_halting, guest_halts, guest_target_done;
 
 static void guest_halting_target(u32 id)
 {
@@ -580,13 +580,15 @@ static void guest_halting_target(u32 id)
 			WRITE_ONCE(guest_halting, 0);
 			WRITE_ONCE(guest_halts, guest_halts + 1);
 		}
+		WRITE_ONCE(guest_target_done, 1);
 	} else if (id == 1) {
 		pvple_guest_publish(&guest_areas[1], 0, PVPLE_ROLE_HOLDER);
 		while (!READ_ONCE(guest_stop))
 			pvple_guest_park();
 		pvple_guest_clear(&guest_areas[1]);
 	} else {
-		while (!READ_ONCE(guest_stop))
+		/* Until vCPU 0 is out of its last halt, not just told to stop. */
+		while (!READ_ONCE(guest_target_done))
 			if (READ_ONCE(guest_halting))
 				kvm_hypercall(KVM_HC_KICK_CPU, 0, 0, 0, 0);
 	}
