@@ -75,7 +75,7 @@ END {
 			m[w, c] = med(a, n[w, c]); mn[w, c] = lo; mx[w, c] = hi
 		}
 	}
-	printf "%-12s %-39s %3s %10s %21s %9s\n", "workload", "configuration", "n",
+	printf "%-21s %-39s %3s %10s %21s %9s\n", "workload", "configuration", "n",
 	       "median", "min-max", "x under"
 	for (j = 1; j <= nw; j++) {
 		w = wl[j]
@@ -85,7 +85,7 @@ END {
 			xu = "-"
 			if (((w, "under") in m) && m[w, "under"] > 0 && m[w, c] > 0)
 				xu = sprintf("%.2f", lower[w] ? m[w, c] / m[w, "under"] : m[w, "under"] / m[w, c])
-			printf "%-12s %-39s %3d %10.2f %10.2f-%-10.2f %9s\n",
+			printf "%-21s %-39s %3d %10.2f %10.2f-%-10.2f %9s\n",
 			       w " " unit[w], c ": " label[c], n[w, c], m[w, c],
 			       mn[w, c], mx[w, c], xu
 		}
