@@ -61,35 +61,49 @@ static struct pvple_enum_param pvple_mode_param = {
 module_param_cb(mode, &pvple_enum_ops, &pvple_mode_param, 0644);
 MODULE_PARM_DESC(mode, "off | yield | park | auto (default): what a PLE exit with a usable record does");
 
-/*
- * The bound on one park.  A parked spinner normally wakes when the vCPU it
- * waits behind is scheduled in, within a host time slice or two (EEVDF's
- * base slice is 0.75-3 ms); the bound only matters when that never comes
- * (a stale or hostile record), and then the spinner loses at most this
- * much before it returns to its guest and looks again.
- */
-#define PVPLE_PARK_MAX_US_MIN	10
-#define PVPLE_PARK_MAX_US_MAX	100000
-unsigned int pvple_park_max_us = 2000;
+/* An unsigned parameter with a range: the value, its bounds. */
+struct pvple_uint_param {
+	unsigned int *val;
+	unsigned int min, max;
+};
 
-static int pvple_park_max_set(const char *val, const struct kernel_param *kp)
+static int pvple_uint_set(const char *val, const struct kernel_param *kp)
 {
-	unsigned int us;
-	int ret = kstrtouint(val, 0, &us);
+	const struct pvple_uint_param *p = kp->arg;
+	unsigned int v;
+	int ret = kstrtouint(val, 0, &v);
 
 	if (ret)
 		return ret;
-	if (us < PVPLE_PARK_MAX_US_MIN || us > PVPLE_PARK_MAX_US_MAX)
+	if (v < p->min || v > p->max)
 		return -ERANGE;
-	WRITE_ONCE(pvple_park_max_us, us);
+	WRITE_ONCE(*p->val, v);
 	return 0;
 }
 
-static const struct kernel_param_ops pvple_park_max_ops = {
-	.set = pvple_park_max_set,
-	.get = param_get_uint,
+static int pvple_uint_get(char *buf, const struct kernel_param *kp)
+{
+	const struct pvple_uint_param *p = kp->arg;
+
+	return sysfs_emit(buf, "%u\n", READ_ONCE(*p->val));
+}
+
+static const struct kernel_param_ops pvple_uint_ops = {
+	.set = pvple_uint_set,
+	.get = pvple_uint_get,
 };
-module_param_cb(park_max_us, &pvple_park_max_ops, &pvple_park_max_us, 0644);
+
+/*
+ * The bound on one park.  A parked spinner normally wakes when the vCPU it
+ * waits behind runs again (park.c); the bound only matters when that
+ * never comes (a stale or hostile record), and then the spinner loses at
+ * most this much before it returns to its guest and looks again.
+ */
+unsigned int pvple_park_max_us = 2000;
+static struct pvple_uint_param pvple_park_max_param = {
+	&pvple_park_max_us, 10, 100000
+};
+module_param_cb(park_max_us, &pvple_uint_ops, &pvple_park_max_param, 0644);
 MODULE_PARM_DESC(park_max_us, "bound on one park, in microseconds (10-100000, default 2000)");
 
 /*
@@ -98,27 +112,11 @@ MODULE_PARM_DESC(park_max_us, "bound on one park, in microseconds (10-100000, de
  * it causes are limited to one per this many microseconds per vCPU (0: no
  * limit); a legitimate guest asks on long waits only (guest-pvlock/).
  */
-#define PVPLE_HC_GAP_US_MAX	1000000
 unsigned int pvple_park_hc_gap_us = 25;
-
-static int pvple_hc_gap_set(const char *val, const struct kernel_param *kp)
-{
-	unsigned int us;
-	int ret = kstrtouint(val, 0, &us);
-
-	if (ret)
-		return ret;
-	if (us > PVPLE_HC_GAP_US_MAX)
-		return -ERANGE;
-	WRITE_ONCE(pvple_park_hc_gap_us, us);
-	return 0;
-}
-
-static const struct kernel_param_ops pvple_hc_gap_ops = {
-	.set = pvple_hc_gap_set,
-	.get = param_get_uint,
+static struct pvple_uint_param pvple_hc_gap_param = {
+	&pvple_park_hc_gap_us, 0, 1000000
 };
-module_param_cb(park_hc_gap_us, &pvple_hc_gap_ops, &pvple_park_hc_gap_us, 0644);
+module_param_cb(park_hc_gap_us, &pvple_uint_ops, &pvple_hc_gap_param, 0644);
 MODULE_PARM_DESC(park_hc_gap_us, "at most one yield or park per this many us per vCPU from the park hypercall (0-1000000, default 25)");
 
 /*

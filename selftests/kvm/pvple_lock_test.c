@@ -564,6 +564,15 @@ TEST_F_TIMEOUT(pvple, wait_cycle_is_bounded, HARNESS_TIMEOUT_S)
  */
 static u64 guest_halting, guest_halts, guest_target_done;
 
+/* Waits behind vCPU 0 with the park hypercall until the host says stop. */
+static void guest_park_behind_0(u32 id)
+{
+	pvple_guest_publish(&guest_areas[id], 0, PVPLE_ROLE_HOLDER);
+	while (!READ_ONCE(guest_stop))
+		pvple_guest_park();
+	pvple_guest_clear(&guest_areas[id]);
+}
+
 static void guest_halting_target(u32 id)
 {
 	int i;
@@ -582,10 +591,7 @@ static void guest_halting_target(u32 id)
 		}
 		WRITE_ONCE(guest_target_done, 1);
 	} else if (id == 1) {
-		pvple_guest_publish(&guest_areas[1], 0, PVPLE_ROLE_HOLDER);
-		while (!READ_ONCE(guest_stop))
-			pvple_guest_park();
-		pvple_guest_clear(&guest_areas[1]);
+		guest_park_behind_0(id);
 	} else {
 		/* Until vCPU 0 is out of its last halt, not just told to stop. */
 		while (!READ_ONCE(guest_target_done))
@@ -637,10 +643,7 @@ static void guest_park_storm(u32 id)
 {
 	guest_register(id);
 	if (id == 1) {
-		pvple_guest_publish(&guest_areas[1], 0, PVPLE_ROLE_HOLDER);
-		while (!READ_ONCE(guest_stop))
-			pvple_guest_park();
-		pvple_guest_clear(&guest_areas[1]);
+		guest_park_behind_0(id);
 	} else {
 		while (!READ_ONCE(guest_stop))
 			asm volatile("" ::: "memory");
