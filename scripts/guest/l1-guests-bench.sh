@@ -174,6 +174,12 @@ run() {
 		! grep -q '^L2-KERNEL\|^L2-ERROR\|fail=[1-9]' "$log" && return 0
 	echo "# $name: the end of its console:"
 	tail -n 15 "$log" | sed "s/^/# $name: /"
+	# A guest that never reached /init and said nothing bad stopped in the
+	# emulator (testhost.rst): the run is dropped and said so, not failed.
+	if ! grep -q '^L2-BEGIN' "$log" &&
+	   ! grep -Eq 'BUG:|WARNING:|Oops|Kernel panic|stall|lockup' "$log"; then
+		return 2
+	fi
 	return 1
 }
 
@@ -195,7 +201,13 @@ while [ "$i" -lt "$rounds" ]; do
 	while [ "$k" -gt 0 ]; do set -- "$@" "$1"; shift; k=$((k - 1)); done
 	for c in "$@"; do
 		run "$c" "$i"
-		result $? "round $i: $c"
+		rc=$?
+		if [ "$rc" = 2 ]; then
+			n=$((n + 1))
+			echo "ok $n round $i: $c # SKIP emulator: the guest stopped before /init"
+		else
+			result "$rc" "round $i: $c"
+		fi
 	done
 done
 

@@ -75,7 +75,7 @@ bench_guests() {
 		echo
 		"$PVPLE_TOP/scripts/guest/guests-table.sh" "$table.log" "$out/guests-$stamp"
 		echo
-		echo "perf stat in L1 over each run, median per configuration:"
+		echo "perf stat in L1 over each whole run (guest boot included), per run:"
 		awk '$2 == "perf" { split($3, c, "="); split($5, e, "=")
 			k = c[2] " " e[1]; s[k] = s[k] " " e[2] }
 		END { for (k in s) print "  " k ":" s[k] }' "$table.log" | sort
