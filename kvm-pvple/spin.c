@@ -123,10 +123,14 @@ static long pvple_spin(struct kvm_vcpu *me, bool from_hc,
 			ticket = pvple_park_ticket(tpv);
 		in.target = pvple_target_state(target, tpv);
 		in.cycle = tpv && READ_ONCE(tpv->parked_on) == me;
+		/*
+		 * What would end a park ends it before it starts (park.c).
+		 * Only worth asking with a target: without one it is stock.
+		 */
+		in.event_pending = signal_pending(current) ||
+				   pvple_event(me, kvm_get_rflags(me) &
+						   X86_EFLAGS_IF);
 	}
-	/* What would end a park ends it before it starts (park.c). */
-	in.event_pending = signal_pending(current) ||
-			   pvple_event(me, kvm_get_rflags(me) & X86_EFLAGS_IF);
 
 	act = pvple_decide(&in);
 	trace_kvm_pvple_decide(me->kvm, me->vcpu_id, from_hc, in.rec,
