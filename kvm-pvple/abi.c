@@ -47,8 +47,9 @@ static long pvple_register(struct kvm_vcpu *vcpu, gpa_t gpa,
 	if (pv->registered)
 		pvple_count(vm, PVPLE_STAT_REG_REPLACED);
 	pv->ghc = ghc;
-	pv->gpa = gpa;
-	WRITE_ONCE(pv->registered, true);
+	WRITE_ONCE(pv->gpa, gpa);
+	/* The GPA before the flag: pairs with pvple_read_other(). */
+	smp_store_release(&pv->registered, true);
 	pvple_count(vm, PVPLE_STAT_REG_OK);
 	return 0;
 }
@@ -111,6 +112,65 @@ enum pvple_rec pvple_read_record(struct kvm_vcpu *vcpu, struct pvple_vcpu *pv,
 		return PVPLE_REC_FAULT;
 	return pvple_rec_check(rec, vcpu->vcpu_id,
 			       vcpu->kvm->arch.max_vcpu_ids);
+}
+
+/*
+ * The record of another vCPU of the VM, @t, read by a spinner that walks a
+ * chain through it (spin.c).  @t may run and rewrite its record meanwhile,
+ * and its @ghc is its own task's (a memslot change makes the owner refresh
+ * it), so this goes by GPA instead.  Ordering:
+ *
+ *   guest, on @t (x86: TSO)           host, spinner's task
+ *   WRITE_ONCE(area->lock, L)         w1 = area->wait (one 8-byte load)
+ *   barrier()                         smp_rmb()
+ *   WRITE_ONCE(area->wait, W)         copy the rest (lock, reserved)
+ *                                     smp_rmb()
+ *                                     w2 = area->wait
+ *
+ * If w1 == w2, no store of @wait landed between the two loads, so the
+ * copied @lock is the one stored before w1 (or before an earlier @wait
+ * with the same value, which the guest's @gen makes all but impossible).
+ * Without the comparison a spinner could pair one wait's target with
+ * another's lock, and follow a chain across locks.  The string copy's
+ * loads may be reordered among themselves (Intel SDM vol. 3A, "Fast-String
+ * Operation and Out-of-Order Stores"), not across the loads around it.
+ * A torn record is counted and treated as unusable; whatever is read
+ * is checked like any guest value, and only steers a one-shot yield or a
+ * bounded park, so a record torn by a hostile guest costs what stock does.
+ *
+ * kvm->srcu is held: every caller is in KVM_RUN (x86.c:11108).
+ */
+enum pvple_rec pvple_read_other(struct kvm_vcpu *t, struct pvple_vcpu *tpv,
+				struct pvple_area *rec)
+{
+	struct pvple_area __user *area;
+	unsigned long hva;
+	u64 w2;
+	gpa_t gpa;
+
+	/* Pairs with the release in pvple_register(): its GPA is valid. */
+	if (!tpv || !smp_load_acquire(&tpv->registered))
+		return PVPLE_REC_UNREGISTERED;
+	gpa = READ_ONCE(tpv->gpa);
+	hva = gfn_to_hva(t->kvm, gpa_to_gfn(gpa));
+	if (kvm_is_error_hva(hva))
+		return PVPLE_REC_FAULT;
+	/* Aligned to PVPLE_AREA_ALIGN, the area lies in that one page. */
+	area = (struct pvple_area __user *)(hva + offset_in_page(gpa));
+	if (get_user(rec->wait, &area->wait))
+		return PVPLE_REC_FAULT;
+	/* w1 before the copy: a @lock stored after it goes with a new w2. */
+	smp_rmb();
+	if (copy_from_user(&rec->lock, &area->lock,
+			   sizeof(*rec) - offsetof(struct pvple_area, lock)))
+		return PVPLE_REC_FAULT;
+	/* The copy before w2: a @wait stored after it shows in w2. */
+	smp_rmb();
+	if (get_user(w2, &area->wait))
+		return PVPLE_REC_FAULT;
+	if (w2 != rec->wait)
+		return PVPLE_REC_TORN;
+	return pvple_rec_check(rec, t->vcpu_id, t->kvm->arch.max_vcpu_ids);
 }
 
 /* One lookup of the VM for both counters; park is counted in spin.c. */

@@ -67,30 +67,65 @@ enum pvple_target pvple_target_classify(const struct pvple_target_flags *f)
 /*
  * @a is the host's private copy of the guest's record, read once: every
  * field is checked here, on the copy, and never re-read from the guest.
+ * @gen is the guest's own business and is not checked.
  */
 enum pvple_rec pvple_rec_check(const struct pvple_area *a, __u32 self_id,
 			       __u32 max_id)
 {
+	__u32 state = PVPLE_WAIT_STATE(a->wait);
+	__u32 role = PVPLE_WAIT_ROLE(a->wait);
+	__u32 target = PVPLE_WAIT_TARGET(a->wait);
 	unsigned int i;
 
-	if (a->seq & 1)
-		return PVPLE_REC_TORN;
-	if (a->flags || a->pad)
-		return PVPLE_REC_BAD;
 	for (i = 0; i < PVPLE_AREA_RESERVED; i++)
 		if (a->reserved[i])
 			return PVPLE_REC_BAD;
-	if (a->state == PVPLE_STATE_IDLE)
-		return PVPLE_REC_IDLE;
-	if (a->state != PVPLE_STATE_WAITING)
+	if (state == PVPLE_STATE_IDLE)
+		return role || target ? PVPLE_REC_BAD : PVPLE_REC_IDLE;
+	if (state != PVPLE_STATE_WAITING || !a->lock)
 		return PVPLE_REC_BAD;
-	if (a->role != PVPLE_ROLE_HOLDER && a->role != PVPLE_ROLE_PREDECESSOR)
+	if (role == PVPLE_ROLE_UNKNOWN)
+		return target ? PVPLE_REC_BAD : PVPLE_REC_NO_HOLDER;
+	if (role != PVPLE_ROLE_HOLDER && role != PVPLE_ROLE_PREDECESSOR)
 		return PVPLE_REC_BAD;
-	if (a->target >= max_id)
+	if (target >= max_id)
 		return PVPLE_REC_TARGET_RANGE;
-	if (a->target == self_id)
+	if (target == self_id)
 		return PVPLE_REC_TARGET_SELF;
 	return PVPLE_REC_OK;
+}
+
+/*
+ * One step of the walk: @via is how it reached a vCPU, @rec and @a what
+ * that vCPU's own record says.  Both @rec and @a are the caller's checked
+ * copy.  A record that says nothing usable (idle, unregistered, torn,
+ * malformed) ends the walk there: that vCPU is taken for the holder, and
+ * only its run state, which KVM knows, is acted on.
+ *
+ * Same lock: a predecessor that waits behind someone is followed; one
+ * named as the holder cannot be waiting for the lock it holds (stale).
+ * Another lock: a predecessor has left our queue, so the hint is stale in
+ * another way (cross); a holder that waits for a second lock is the nested
+ * case, and the walk follows it to that lock's holder.
+ */
+enum pvple_hop pvple_chain_hop(const struct pvple_link *via,
+			       enum pvple_rec rec, const struct pvple_area *a,
+			       struct pvple_link *next)
+{
+	bool same = a->lock == via->lock;
+	bool holder = via->role == PVPLE_ROLE_HOLDER;
+
+	if (rec != PVPLE_REC_OK && rec != PVPLE_REC_NO_HOLDER)
+		return PVPLE_HOP_END;
+	if (same && holder)
+		return PVPLE_HOP_STALE;
+	if (!same && !holder)
+		return PVPLE_HOP_CROSS;
+	if (rec == PVPLE_REC_NO_HOLDER)
+		return PVPLE_HOP_NO_HOLDER;
+	next->role = PVPLE_WAIT_ROLE(a->wait);
+	next->lock = a->lock;
+	return PVPLE_HOP_NEXT;
 }
 
 static bool mode_yields(enum pvple_mode mode)
@@ -103,47 +138,74 @@ static bool mode_parks(enum pvple_mode mode)
 	return mode == PVPLE_MODE_PARK || mode == PVPLE_MODE_AUTO;
 }
 
-enum pvple_action pvple_decide(const struct pvple_spin_in *in)
+static bool cannot_run(enum pvple_target t)
 {
+	return t == PVPLE_TARGET_PREEMPTED || t == PVPLE_TARGET_READY;
+}
+
+/* A park is only taken where its wake-up is certain (park.c). */
+static bool park_wakes(enum pvple_target t)
+{
+	return t == PVPLE_TARGET_PREEMPTED || t == PVPLE_TARGET_PARKED ||
+	       t == PVPLE_TARGET_OUT;
+}
+
+/*
+ * Yields go to the vCPU nearest the holder that wants a CPU and has none:
+ * the holder itself if it is preempted, else the waiter that will take the
+ * lock next.  Parks go behind chain[0], the vCPU the spinner itself waits
+ * for, so that wake-ups keep the queue's order.  "Spin" only while the
+ * holder runs and nobody on the chain is kept off a CPU, and only
+ * PVPLE_SPIN_MAX times per record.  Everything else is stock: KVM's own
+ * guess costs what it costs today.
+ */
+enum pvple_action pvple_decide(const struct pvple_spin_in *in,
+			       unsigned int *at)
+{
+	unsigned int i, len = in->len;
+	bool stuck = false;
+
+	*at = 0;
 	/* Without a usable record, KVM's own guess is the best there is. */
 	if (in->mode == PVPLE_MODE_OFF || in->mode >= PVPLE_NR_MODES ||
-	    in->rec != PVPLE_REC_OK || in->cycle)
+	    in->rec != PVPLE_REC_OK || in->cycle || !len ||
+	    len > PVPLE_CHAIN_MAX)
+		return PVPLE_ACT_STOCK;
+	if (in->end != PVPLE_CHAIN_HOLDER && in->end != PVPLE_CHAIN_NO_HOLDER &&
+	    in->end != PVPLE_CHAIN_DEEP)
 		return PVPLE_ACT_STOCK;
 	/* The guest must take its interrupt; it will spin again if need be. */
 	if (in->event_pending)
 		return PVPLE_ACT_SPIN;
 
-	switch (in->target) {
-	case PVPLE_TARGET_RUNNING:
-		/* The lock will move soon: spinning is productive. */
-		return PVPLE_ACT_SPIN;
-	case PVPLE_TARGET_PREEMPTED:
-		/* Give it our CPU; if that cannot happen, wait for it to run. */
-		if (mode_yields(in->mode) && !in->yield_failed)
+	for (i = len; i-- > 0;) {
+		if (!cannot_run(in->chain[i]))
+			continue;
+		if (mode_yields(in->mode) && !in->yield_failed) {
+			*at = i;
 			return PVPLE_ACT_YIELD;
+		}
+		stuck = true;
 		break;
-	case PVPLE_TARGET_READY:
-		/*
-		 * Kicked out of a halt: give it our CPU.  Not a park: a kick
-		 * that came before it scheduled out needs no schedule-in.
-		 */
-		if (mode_yields(in->mode) && !in->yield_failed)
-			return PVPLE_ACT_YIELD;
-		return PVPLE_ACT_STOCK;
-	case PVPLE_TARGET_PARKED:
-	case PVPLE_TARGET_OUT:
-		/* Nothing to yield to: it must be woken or come back first. */
-		break;
-	default:
-		/*
-		 * Halted, or asleep in the host: no wake-up of ours is certain
-		 * to follow, so a park could only end by its bound.
-		 */
-		return PVPLE_ACT_STOCK;
 	}
-	if (!mode_parks(in->mode))
+	if (park_wakes(in->chain[0])) {
+		if (!mode_parks(in->mode) || in->no_park)
+			return PVPLE_ACT_STOCK;
+		return PVPLE_ACT_PARK;
+	}
+	/* Someone is kept off a CPU and no yield or park can help: stock. */
+	if (stuck)
+		return PVPLE_ACT_STOCK;
+	/* The lock moves soon: spinning is productive, for a while. */
+	if (in->end == PVPLE_CHAIN_HOLDER &&
+	    in->chain[len - 1] == PVPLE_TARGET_RUNNING &&
+	    in->spins < PVPLE_SPIN_MAX)
 		return PVPLE_ACT_SPIN;
-	return in->no_park ? PVPLE_ACT_STOCK : PVPLE_ACT_PARK;
+	/*
+	 * Halted, asleep in the host, or a holder nobody knows: no wake-up
+	 * of ours is certain to follow, and a spin may wait for nothing.
+	 */
+	return PVPLE_ACT_STOCK;
 }
 
 /* True if a park hypercall at @now_ns comes too soon after the last one. */

@@ -25,22 +25,63 @@ enum pvple_hc_action {
 enum pvple_hc_action pvple_hc_decode(unsigned long nr, int op_64_bit, int cpl);
 bool pvple_hc_maybe_ours(unsigned long nr);
 
-/* What a spinner's record says, once checked. */
+/* What a vCPU's record says, once checked. */
 enum pvple_rec {
 	PVPLE_REC_OK,		/* waiting behind a valid, other vCPU */
 	PVPLE_REC_UNREGISTERED,	/* no area registered (set by the caller) */
 	PVPLE_REC_FAULT,	/* area not readable (set by the caller) */
 	PVPLE_REC_TARGET_ABSENT,/* no such vCPU in the VM (set by the caller) */
 	PVPLE_REC_IDLE,		/* registered, but not waiting */
-	PVPLE_REC_TORN,		/* odd sequence count: caught mid-update */
+	PVPLE_REC_TORN,		/* changed while read (set by the caller) */
 	PVPLE_REC_BAD,		/* unknown state or role, non-zero reserved */
 	PVPLE_REC_TARGET_RANGE,	/* target id outside the VM's id space */
 	PVPLE_REC_TARGET_SELF,	/* waits behind itself */
+	PVPLE_REC_NO_HOLDER,	/* waiting on a lock, holder not known */
 	PVPLE_NR_REC
 };
 
 enum pvple_rec pvple_rec_check(const struct pvple_area *a, __u32 self_id,
 			       __u32 max_id);
+
+/*
+ * The chain.  A spinner's record names a vCPU (the lock holder, or the
+ * waiter queued just ahead); that vCPU's own record may name the next one,
+ * and so on to the holder.  spin.c reads the records one vCPU at a time;
+ * pvple_chain_hop() says, for each, whether the walk goes on.
+ *
+ * A link is how the walk reached a vCPU: the role and the lock of the
+ * record that named it.
+ */
+#define PVPLE_CHAIN_MAX		4	/* vCPUs looked at beyond the spinner */
+
+struct pvple_link {
+	__u32 role;
+	__u64 lock;
+};
+
+enum pvple_hop {
+	PVPLE_HOP_END,		/* not a waiter of this chain: the holder */
+	PVPLE_HOP_NEXT,		/* waits behind another vCPU: follow it */
+	PVPLE_HOP_NO_HOLDER,	/* waits, and does not know the holder */
+	PVPLE_HOP_STALE,	/* named as holder, but waits for that lock */
+	PVPLE_HOP_CROSS,	/* named as predecessor, but on another lock */
+};
+
+enum pvple_hop pvple_chain_hop(const struct pvple_link *via,
+			       enum pvple_rec rec, const struct pvple_area *a,
+			       struct pvple_link *next);
+
+/* How the walk along the chain ended. */
+enum pvple_chain_end {
+	PVPLE_CHAIN_HOLDER,	/* at the vCPU taken for the holder */
+	PVPLE_CHAIN_NO_HOLDER,	/* at a waiter that does not know it */
+	PVPLE_CHAIN_DEEP,	/* PVPLE_CHAIN_MAX vCPUs, all waiting */
+	PVPLE_CHAIN_STALE,	/* a hint the records contradict */
+	PVPLE_CHAIN_CROSS,	/* a predecessor waiting on another lock */
+	PVPLE_CHAIN_CYCLE,	/* a vCPU named twice, or the spinner */
+	PVPLE_CHAIN_ABSENT,	/* a hop named no vCPU of this VM */
+	PVPLE_NR_CHAIN_ENDS
+};
 
 enum pvple_mode {
 	PVPLE_MODE_OFF,		/* observe only: stock KVM behaviour */
@@ -82,25 +123,37 @@ struct pvple_target_flags {
 
 enum pvple_target pvple_target_classify(const struct pvple_target_flags *f);
 
+/*
+ * Answers "spin" to one record at most this many times in a row before
+ * stock handling: a holder that runs will release soon, one that keeps
+ * running without releasing is not worth more exits.
+ */
+#define PVPLE_SPIN_MAX		8
+
 struct pvple_spin_in {
 	enum pvple_mode mode;
-	enum pvple_rec rec;
-	enum pvple_target target;
+	enum pvple_rec rec;	/* the spinner's own record */
+	enum pvple_chain_end end;
+	unsigned int len;	/* vCPUs on the chain, 1..PVPLE_CHAIN_MAX */
+	/* [0]: the vCPU the record names ... [len - 1]: where the walk ended */
+	enum pvple_target chain[PVPLE_CHAIN_MAX];
+	unsigned int spins;	/* "spin" answers in a row to this record */
 	bool event_pending;	/* an interrupt/request waits for the spinner */
-	bool cycle;		/* the target is parked behind the spinner */
-	bool yield_failed;	/* a directed yield to the target just failed */
+	bool cycle;		/* chain[0] is parked behind the spinner */
+	bool yield_failed;	/* a directed yield just failed */
 	bool no_park;		/* parking is off for this VM (APICv/AVIC) */
 };
 
 enum pvple_action {
 	PVPLE_ACT_STOCK,	/* no usable record: kvm_vcpu_on_spin() */
 	PVPLE_ACT_SPIN,		/* back to the guest at once */
-	PVPLE_ACT_YIELD,	/* kvm_vcpu_yield_to(target) */
-	PVPLE_ACT_PARK,		/* sleep until the target is scheduled in */
+	PVPLE_ACT_YIELD,	/* kvm_vcpu_yield_to(chain[*at]) */
+	PVPLE_ACT_PARK,		/* sleep until chain[0] is scheduled in */
 	PVPLE_NR_ACTIONS
 };
 
-enum pvple_action pvple_decide(const struct pvple_spin_in *in);
+enum pvple_action pvple_decide(const struct pvple_spin_in *in,
+			       unsigned int *at);
 
 /*
  * The park hypercall is not throttled by a PLE window: at most one yield

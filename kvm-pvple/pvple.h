@@ -59,6 +59,16 @@ enum pvple_stat {
 	PVPLE_STAT_REC_TARGET_SELF,
 	PVPLE_STAT_REC_TARGET_ABSENT,
 	PVPLE_STAT_REC_CYCLE,
+	PVPLE_STAT_REC_NO_HOLDER,
+	PVPLE_STAT_CHAIN_HOPS,
+	PVPLE_STAT_CHAIN_NO_HOLDER,
+	PVPLE_STAT_CHAIN_DEEP,
+	PVPLE_STAT_CHAIN_STALE,
+	PVPLE_STAT_CHAIN_CROSS,
+	PVPLE_STAT_CHAIN_CYCLE,
+	PVPLE_STAT_CHAIN_ABSENT,
+	PVPLE_STAT_YIELD_HOLDER,
+	PVPLE_STAT_SPIN_LIMIT,
 	/* registrations refused or odd, by reason */
 	PVPLE_STAT_REG_OK,
 	PVPLE_STAT_REG_REPLACED,
@@ -89,10 +99,13 @@ struct pvple_stats {
 
 /*
  * One per vCPU of a VM in which a vCPU registered; lives as long as its
- * VM.  Only the vCPU's own task touches @ghc and @gpa (registration, and
- * reads of its record, happen in its own exits); @parked_on and @runs are
- * written under the vCPU's mutex (its KVM_RUN, or an ioctl's vcpu_load());
- * other vCPUs of the VM read those two and queue on @waiters (park.c).
+ * VM.  Only the vCPU's own task touches @ghc, @spin_wait and @spins
+ * (registration, and reads of its own record, happen in its own exits);
+ * @gpa and @registered are written there too, and read by the other vCPUs
+ * of the VM that walk a chain through this one (abi.c: release/acquire).
+ * @parked_on and @runs are written under the vCPU's mutex (its KVM_RUN,
+ * or an ioctl's vcpu_load()); other vCPUs of the VM read those two and
+ * queue on @waiters (park.c).
  */
 struct pvple_vcpu {
 	struct kvm_vcpu *vcpu;		/* whose state this is */
@@ -102,6 +115,8 @@ struct pvple_vcpu {
 	struct kvm_vcpu *parked_on;
 	unsigned long runs;		/* loads and park exits, park.c */
 	u64 last_hc_park_ns;		/* pvple_hc_park_throttled() */
+	u64 spin_wait;			/* the record last answered "spin" */
+	unsigned int spins;		/* how many times in a row */
 	struct swait_queue_head waiters;	/* parked behind this vCPU */
 };
 
@@ -146,6 +161,8 @@ unsigned long pvple_hypercall(struct kvm_vcpu *vcpu, unsigned long nr,
 			      int op_64_bit, int cpl);
 enum pvple_rec pvple_read_record(struct kvm_vcpu *vcpu, struct pvple_vcpu *pv,
 				 struct pvple_area *rec);
+enum pvple_rec pvple_read_other(struct kvm_vcpu *t, struct pvple_vcpu *tpv,
+				struct pvple_area *rec);
 
 /* spin.c */
 void pvple_on_spin(struct kvm_vcpu *me, bool yield_to_kernel_mode);

@@ -17,7 +17,12 @@
 	__print_symbolic(v, { 0, "ok" }, { 1, "unregistered" },	\
 			 { 2, "fault" }, { 3, "target_absent" },	\
 			 { 4, "idle" }, { 5, "torn" }, { 6, "bad" },	\
-			 { 7, "target_range" }, { 8, "target_self" })
+			 { 7, "target_range" }, { 8, "target_self" },	\
+			 { 9, "no_holder" })
+#define pvple_show_end(v)						\
+	__print_symbolic(v, { 0, "holder" }, { 1, "no_holder" },	\
+			 { 2, "deep" }, { 3, "stale" }, { 4, "cross" },	\
+			 { 5, "cycle" }, { 6, "absent" })
 #define pvple_show_target(v)						\
 	__print_symbolic(v, { -1, "-" }, { 0, "running" },		\
 			 { 1, "preempted" }, { 2, "ready" },		\
@@ -27,31 +32,46 @@
 	__print_symbolic(v, { 0, "stock" }, { 1, "spin" },		\
 			 { 2, "yield" }, { 3, "park" })
 
+/*
+ * @target_id: the vCPU the spinner's record names; @len vCPUs were looked
+ * at along the chain, which ended as @end at @end_id in state @end_state;
+ * @action is taken on @at_id (a yield), or behind @target_id (a park).
+ */
 TRACE_EVENT(kvm_pvple_decide,
 	    TP_PROTO(struct kvm *kvm, int vcpu_id, bool hypercall, int rec,
-		     int target_id, int target_state, int action),
-	    TP_ARGS(kvm, vcpu_id, hypercall, rec, target_id, target_state,
-		    action),
+		     int target_id, int len, int end, int end_id,
+		     int end_state, int action, int at_id),
+	    TP_ARGS(kvm, vcpu_id, hypercall, rec, target_id, len, end, end_id,
+		    end_state, action, at_id),
 	    TP_STRUCT__entry(__field(pid_t, pid)
 			     __field(int, vcpu_id)
 			     __field(bool, hypercall)
 			     __field(int, rec)
 			     __field(int, target_id)
-			     __field(int, target_state)
-			     __field(int, action)),
+			     __field(int, len)
+			     __field(int, end)
+			     __field(int, end_id)
+			     __field(int, end_state)
+			     __field(int, action)
+			     __field(int, at_id)),
 	    TP_fast_assign(__entry->pid = kvm->userspace_pid;
 			   __entry->vcpu_id = vcpu_id;
 			   __entry->hypercall = hypercall;
 			   __entry->rec = rec;
 			   __entry->target_id = target_id;
-			   __entry->target_state = target_state;
-			   __entry->action = action),
-	    TP_printk("kvm %d vcpu %d %s rec %s target %d state %s action %s",
+			   __entry->len = len;
+			   __entry->end = end;
+			   __entry->end_id = end_id;
+			   __entry->end_state = end_state;
+			   __entry->action = action;
+			   __entry->at_id = at_id),
+	    TP_printk("kvm %d vcpu %d %s rec %s target %d chain %d %s at %d state %s action %s on %d",
 		      __entry->pid, __entry->vcpu_id,
 		      __entry->hypercall ? "park-hc" : "ple",
 		      pvple_show_rec(__entry->rec), __entry->target_id,
-		      pvple_show_target(__entry->target_state),
-		      pvple_show_action(__entry->action))
+		      __entry->len, pvple_show_end(__entry->end),
+		      __entry->end_id, pvple_show_target(__entry->end_state),
+		      pvple_show_action(__entry->action), __entry->at_id)
 );
 
 TRACE_EVENT(kvm_pvple_yield,

@@ -11,7 +11,8 @@
 #include "pvple_trace.h"
 
 /* pvple_trace.h names these enums by their numbers: keep them in step. */
-static_assert(PVPLE_NR_REC == 9 && PVPLE_REC_TARGET_SELF == 8);
+static_assert(PVPLE_NR_REC == 10 && PVPLE_REC_NO_HOLDER == 9);
+static_assert(PVPLE_NR_CHAIN_ENDS == 7 && PVPLE_CHAIN_ABSENT == 6);
 static_assert(PVPLE_NR_TARGETS == 7 && PVPLE_TARGET_SLEEPING == 6);
 static_assert(PVPLE_NR_ACTIONS == 4 && PVPLE_ACT_PARK == 3);
 
@@ -24,6 +25,24 @@ static const enum pvple_stat pvple_rec_stat[PVPLE_NR_REC] = {
 	[PVPLE_REC_BAD]			= PVPLE_STAT_REC_BAD,
 	[PVPLE_REC_TARGET_RANGE]	= PVPLE_STAT_REC_TARGET_RANGE,
 	[PVPLE_REC_TARGET_SELF]		= PVPLE_STAT_REC_TARGET_SELF,
+	[PVPLE_REC_NO_HOLDER]		= PVPLE_STAT_REC_NO_HOLDER,
+};
+
+static const enum pvple_stat pvple_end_stat[PVPLE_NR_CHAIN_ENDS] = {
+	[PVPLE_CHAIN_HOLDER]	= PVPLE_NR_STATS,
+	[PVPLE_CHAIN_NO_HOLDER]	= PVPLE_STAT_CHAIN_NO_HOLDER,
+	[PVPLE_CHAIN_DEEP]	= PVPLE_STAT_CHAIN_DEEP,
+	[PVPLE_CHAIN_STALE]	= PVPLE_STAT_CHAIN_STALE,
+	[PVPLE_CHAIN_CROSS]	= PVPLE_STAT_CHAIN_CROSS,
+	[PVPLE_CHAIN_CYCLE]	= PVPLE_STAT_CHAIN_CYCLE,
+	[PVPLE_CHAIN_ABSENT]	= PVPLE_STAT_CHAIN_ABSENT,
+};
+
+static const enum pvple_chain_end pvple_hop_end[] = {
+	[PVPLE_HOP_END]		= PVPLE_CHAIN_HOLDER,
+	[PVPLE_HOP_NO_HOLDER]	= PVPLE_CHAIN_NO_HOLDER,
+	[PVPLE_HOP_STALE]	= PVPLE_CHAIN_STALE,
+	[PVPLE_HOP_CROSS]	= PVPLE_CHAIN_CROSS,
 };
 
 static const enum pvple_stat pvple_wake_stat[] = {
@@ -60,23 +79,113 @@ static enum pvple_target pvple_target_state(struct kvm_vcpu *t,
 	return pvple_target_classify(&f);
 }
 
-/* What the park hypercall answers when pvple will not act on the record. */
-static long pvple_stock_result(enum pvple_rec rec, int mode, bool cycle)
+/* Why a spinner got stock handling: one counter per reason. */
+static void pvple_count_stock(struct pvple_vm *vm,
+			      const struct pvple_spin_in *in)
 {
-	if (mode == PVPLE_MODE_OFF)
+	if (in->cycle)
+		pvple_count(vm, PVPLE_STAT_REC_CYCLE);
+	else if (in->rec != PVPLE_REC_OK)
+		pvple_count(vm, pvple_rec_stat[in->rec]);
+	else if (pvple_end_stat[in->end] != PVPLE_NR_STATS)
+		pvple_count(vm, pvple_end_stat[in->end]);
+	else if (in->spins >= PVPLE_SPIN_MAX)
+		pvple_count(vm, PVPLE_STAT_SPIN_LIMIT);
+}
+
+/* What the park hypercall answers when pvple will not act on the record. */
+static long pvple_stock_result(const struct pvple_spin_in *in)
+{
+	if (in->mode == PVPLE_MODE_OFF)
 		return -KVM_EOPNOTSUPP;
-	switch (rec) {
+	switch (in->rec) {
 	case PVPLE_REC_OK:
-		/* A target pvple will not wait for: nothing done. */
-		return cycle ? -KVM_EINVAL : PVPLE_PARK_RUNNING;
+		/*
+		 * A chain pvple will not wait on (a stale hint is a normal
+		 * race, not an error): nothing done.
+		 */
+		return in->cycle ? -KVM_EINVAL : PVPLE_PARK_RUNNING;
 	case PVPLE_REC_UNREGISTERED:
 		return -PVPLE_ENOTREG;
 	case PVPLE_REC_IDLE:
 		return PVPLE_PARK_IDLE;
+	case PVPLE_REC_NO_HOLDER:
+		return PVPLE_PARK_RUNNING;
 	case PVPLE_REC_FAULT:
 		return -KVM_EFAULT;
 	default:
 		return -KVM_EINVAL;
+	}
+}
+
+/* The vCPUs on a spinner's chain: [0] is the one its record names. */
+struct pvple_chain {
+	struct kvm_vcpu *vcpu[PVPLE_CHAIN_MAX];
+	struct pvple_vcpu *pv[PVPLE_CHAIN_MAX];
+};
+
+static bool pvple_on_chain(struct pvple_chain *c, unsigned int len,
+			   struct kvm_vcpu *v)
+{
+	unsigned int i;
+
+	for (i = 0; i < len; i++)
+		if (c->vcpu[i] == v)
+			return true;
+	return false;
+}
+
+/*
+ * From chain[0] to the holder: each vCPU's run state, and the record that
+ * names the next.  At most PVPLE_CHAIN_MAX vCPUs, each looked at once (a
+ * vCPU named twice, or the spinner, ends the walk), so the cost is bounded
+ * whatever the records say.  chain[0]'s state is read by the caller, after
+ * its park ticket.
+ */
+static void pvple_walk(struct kvm_vcpu *me, struct pvple_vm *vm,
+		       const struct pvple_area *own, struct pvple_chain *c,
+		       struct pvple_spin_in *in)
+{
+	struct pvple_link via = {
+		.role = PVPLE_WAIT_ROLE(own->wait), .lock = own->lock,
+	};
+	struct pvple_area rec;
+	struct kvm_vcpu *next;
+	enum pvple_rec trec;
+	enum pvple_hop hop;
+	unsigned int i;
+	u32 id;
+
+	for (i = 0;; i++) {
+		if (i) {
+			c->pv[i] = pvple_vcpu_find(vm, c->vcpu[i]);
+			in->chain[i] = pvple_target_state(c->vcpu[i], c->pv[i]);
+		}
+		in->len = i + 1;
+		trec = pvple_read_other(c->vcpu[i], c->pv[i], &rec);
+		if (trec == PVPLE_REC_TORN)
+			pvple_count(vm, PVPLE_STAT_REC_TORN);
+		hop = pvple_chain_hop(&via, trec, &rec, &via);
+		if (hop != PVPLE_HOP_NEXT) {
+			in->end = pvple_hop_end[hop];
+			return;
+		}
+		if (in->len == PVPLE_CHAIN_MAX) {
+			in->end = PVPLE_CHAIN_DEEP;
+			return;
+		}
+		id = array_index_nospec(PVPLE_WAIT_TARGET(rec.wait),
+					me->kvm->arch.max_vcpu_ids);
+		next = kvm_get_vcpu_by_id(me->kvm, id);
+		if (!next) {
+			in->end = PVPLE_CHAIN_ABSENT;
+			return;
+		}
+		if (next == me || pvple_on_chain(c, i + 1, next)) {
+			in->end = PVPLE_CHAIN_CYCLE;
+			return;
+		}
+		c->vcpu[i + 1] = next;
 	}
 }
 
@@ -90,11 +199,13 @@ static long pvple_spin(struct kvm_vcpu *me, bool from_hc,
 		       bool yield_to_kernel_mode)
 {
 	struct pvple_spin_in in = { .mode = READ_ONCE(pvple_mode) };
-	struct pvple_vcpu *pv = NULL, *tpv = NULL;
+	struct pvple_chain c = { };
 	struct kvm_vcpu *target = NULL;
+	struct pvple_vcpu *pv = NULL;
 	unsigned long ticket = 0;
 	enum pvple_action act;
 	struct pvple_area rec;
+	unsigned int at = 0;
 	enum pvple_wake why;
 	struct pvple_vm *vm;
 	u64 parked_ns;
@@ -110,19 +221,25 @@ static long pvple_spin(struct kvm_vcpu *me, bool from_hc,
 
 	in.rec = pvple_read_record(me, pv, &rec);
 	if (in.rec == PVPLE_REC_OK) {
-		id = array_index_nospec(rec.target, me->kvm->arch.max_vcpu_ids);
+		id = array_index_nospec(PVPLE_WAIT_TARGET(rec.wait),
+					me->kvm->arch.max_vcpu_ids);
 		target = kvm_get_vcpu_by_id(me->kvm, id);
 		if (!target)
 			in.rec = PVPLE_REC_TARGET_ABSENT;
 	}
 	if (target) {
-		tpv = pvple_vcpu_find(vm, target);
+		c.vcpu[0] = target;
+		c.pv[0] = pvple_vcpu_find(vm, target);
 		/* Without state of its own, nothing wakes a park behind it. */
-		in.no_park = !tpv || kvm_apicv_activated(me->kvm);
-		if (tpv)
-			ticket = pvple_park_ticket(tpv);
-		in.target = pvple_target_state(target, tpv);
-		in.cycle = tpv && READ_ONCE(tpv->parked_on) == me;
+		in.no_park = !c.pv[0] || kvm_apicv_activated(me->kvm);
+		if (c.pv[0])
+			ticket = pvple_park_ticket(c.pv[0]);
+		in.chain[0] = pvple_target_state(target, c.pv[0]);
+		in.cycle = c.pv[0] && READ_ONCE(c.pv[0]->parked_on) == me;
+		pvple_walk(me, vm, &rec, &c, &in);
+		pvple_count_n(vm, PVPLE_STAT_CHAIN_HOPS, in.len - 1);
+		/* Only this vCPU's task touches its spin count. */
+		in.spins = pv->spin_wait == rec.wait ? pv->spins : 0;
 		/*
 		 * What would end a park ends it before it starts (park.c).
 		 * Only worth asking with a target: without one it is stock.
@@ -132,10 +249,14 @@ static long pvple_spin(struct kvm_vcpu *me, bool from_hc,
 						   X86_EFLAGS_IF);
 	}
 
-	act = pvple_decide(&in);
+	act = pvple_decide(&in, &at);
 	trace_kvm_pvple_decide(me->kvm, me->vcpu_id, from_hc, in.rec,
-			       target ? target->vcpu_id : -1,
-			       target ? in.target : -1, act);
+			       target ? target->vcpu_id : -1, in.len, in.end,
+			       in.len ? c.vcpu[in.len - 1]->vcpu_id : -1,
+			       in.len ? in.chain[in.len - 1] : -1, act,
+			       target ? c.vcpu[at]->vcpu_id : -1);
+	if (pv)
+		pv->spins = 0;
 	/*
 	 * The park hypercall has no PLE window to pace it: its yields and
 	 * parks are rate-limited per vCPU (only this vCPU's task touches its
@@ -163,26 +284,31 @@ static long pvple_spin(struct kvm_vcpu *me, bool from_hc,
 			 * preempted lock holder.
 			 */
 			kvm_vcpu_set_in_spin_loop(me, true);
-			r = kvm_vcpu_yield_to(target);
+			r = kvm_vcpu_yield_to(c.vcpu[at]);
 			kvm_vcpu_set_in_spin_loop(me, false);
 			kvm_vcpu_set_dy_eligible(me, false);
 		}
-		trace_kvm_pvple_yield(me->kvm, me->vcpu_id, target->vcpu_id, r);
+		trace_kvm_pvple_yield(me->kvm, me->vcpu_id, c.vcpu[at]->vcpu_id,
+				      r);
 		if (r > 0) {
 			pvple_count(vm, PVPLE_STAT_YIELD_OK);
+			if (in.end == PVPLE_CHAIN_HOLDER && at == in.len - 1)
+				pvple_count(vm, PVPLE_STAT_YIELD_HOLDER);
 			return PVPLE_PARK_RAN;
 		}
 		in.yield_failed = true;
-		act = pvple_decide(&in);
+		act = pvple_decide(&in, &at);
 	}
 
 	switch (act) {
 	case PVPLE_ACT_SPIN:
 		pvple_count(vm, PVPLE_STAT_SPIN);
+		pv->spin_wait = rec.wait;
+		pv->spins = in.spins + 1;
 		return in.event_pending ? PVPLE_PARK_EVENT : PVPLE_PARK_RUNNING;
 	case PVPLE_ACT_PARK:
 		pvple_count(vm, PVPLE_STAT_PARKS);
-		why = pvple_park(me, pv, target, tpv, ticket, &parked_ns);
+		why = pvple_park(me, pv, target, c.pv[0], ticket, &parked_ns);
 		pvple_count(vm, pvple_wake_stat[why]);
 		pvple_count_n(vm, PVPLE_STAT_PARK_NS, parked_ns);
 		trace_kvm_pvple_wake(me->kvm, me->vcpu_id, target->vcpu_id, why,
@@ -192,13 +318,10 @@ static long pvple_spin(struct kvm_vcpu *me, bool from_hc,
 	case PVPLE_ACT_STOCK:
 	default:
 		pvple_count(vm, PVPLE_STAT_STOCK);
-		if (in.cycle)
-			pvple_count(vm, PVPLE_STAT_REC_CYCLE);
-		else if (in.rec != PVPLE_REC_OK)
-			pvple_count(vm, pvple_rec_stat[in.rec]);
+		pvple_count_stock(vm, &in);
 		if (!from_hc)
 			kvm_vcpu_on_spin(me, yield_to_kernel_mode);
-		return pvple_stock_result(in.rec, in.mode, in.cycle);
+		return pvple_stock_result(&in);
 	}
 }
 

@@ -121,25 +121,22 @@ static void guest_fuzz(u32 id)
 					    pick_u32(next(&s)), 0, 0);
 			note(id, KVM_HC_PVPLE_REGISTER, ret);
 			break;
-		case 2:		/* a random record, torn or not */
-			a->seq = next(&s) % 4;
-			a->state = next(&s) % 3;
-			a->target = pick_u32(next(&s)) % ((r >> 3) % 2 ?
-							  NR_VCPUS + 2 : ~0u);
-			a->role = next(&s) % 4;
-			a->flags = (r >> 4) % 16 ? 0 : next(&s);
+		case 2:		/* a random record */
+			a->wait = PVPLE_WAIT(next(&s) % 3, next(&s) % 4,
+					     pick_u32(next(&s)) %
+					     ((r >> 3) % 2 ? NR_VCPUS + 2 : ~0u),
+					     next(&s));
 			a->reserved[(r >> 8) % PVPLE_AREA_RESERVED] =
 				(r >> 5) % 16 ? 0 : next(&s);
-			a->lock = next(&s);
+			a->lock = (r >> 4) % 16 ? next(&s) : 0;
 			break;
 		case 3:		/* a well-formed wait on another vCPU */
 			for (i = 0; i < PVPLE_AREA_RESERVED; i++)
 				a->reserved[i] = 0;
-			a->flags = 0;
-			a->seq &= ~1u;
-			pvple_guest_publish(a, (id + 1 + (r >> 3) % 3) % NR_VCPUS,
-					    (r >> 5) % 2 ? PVPLE_ROLE_HOLDER :
-					    PVPLE_ROLE_PREDECESSOR);
+			pvple_guest_publish_on(a, (id + 1 + (r >> 3) % 3) %
+					       NR_VCPUS, (r >> 5) % 3,
+					       (r >> 7) % 2 ? PVPLE_TEST_LOCK :
+					       PVPLE_TEST_LOCK + 64);
 			break;
 		case 4:
 		case 5:		/* ask to park */

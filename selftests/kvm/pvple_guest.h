@@ -22,26 +22,41 @@ static inline long pvple_guest_park(void)
 	return kvm_hypercall(KVM_HC_PVPLE_PARK, 0, 0, 0, 0);
 }
 
-/* Only this vCPU writes its area: compiler ordering is all it needs. */
+/* The lock every synthetic guest waits on, unless it says otherwise. */
+#define PVPLE_TEST_LOCK		0x1000
+
+/*
+ * As the guest series writes it: the lock, then the wait word with one
+ * aligned 64-bit store and a new generation.  Only this vCPU writes its
+ * area; x86 keeps the two stores in order, barrier() keeps the compiler
+ * from reordering them.
+ */
+static inline void pvple_guest_write(struct pvple_area *a, u32 state,
+				     u32 role, u32 target, u64 lock)
+{
+	u32 gen = PVPLE_WAIT_GEN(READ_ONCE(a->wait)) + 1;
+
+	WRITE_ONCE(a->lock, lock);
+	barrier();
+	WRITE_ONCE(a->wait, PVPLE_WAIT(state, role, target, gen));
+}
+
+static inline void pvple_guest_publish_on(struct pvple_area *a, u32 target,
+					  u32 role, u64 lock)
+{
+	pvple_guest_write(a, PVPLE_STATE_WAITING, role,
+			  role == PVPLE_ROLE_UNKNOWN ? 0 : target, lock);
+}
+
 static inline void pvple_guest_publish(struct pvple_area *a, u32 target,
 				       u32 role)
 {
-	WRITE_ONCE(a->seq, a->seq + 1);
-	barrier();
-	a->target = target;
-	a->role = role;
-	a->state = PVPLE_STATE_WAITING;
-	barrier();
-	WRITE_ONCE(a->seq, a->seq + 1);
+	pvple_guest_publish_on(a, target, role, PVPLE_TEST_LOCK);
 }
 
 static inline void pvple_guest_clear(struct pvple_area *a)
 {
-	WRITE_ONCE(a->seq, a->seq + 1);
-	barrier();
-	a->state = PVPLE_STATE_IDLE;
-	barrier();
-	WRITE_ONCE(a->seq, a->seq + 1);
+	pvple_guest_write(a, PVPLE_STATE_IDLE, 0, 0, 0);
 }
 
 /*

@@ -323,6 +323,251 @@ TEST_F_TIMEOUT(pvple, chain_wakes_in_order, HARNESS_TIMEOUT_S)
 }
 
 /*
+ * A real queue: vCPU 0 holds the lock and publishes nothing; vCPU 1, the
+ * queue head, names it as the holder; vCPUs 2 and 3 each name the waiter
+ * just ahead.  vCPUs 0 and 3 share host CPU 0, vCPUs 1 and 2 host CPU 1:
+ * the holder is preempted whenever vCPU 3 spins, and vCPU 3 can only reach
+ * it by following the chain 2 -> 1 -> 0.  Every directed yield must go to
+ * the holder or to a waiter nearer it that is preempted, and no waiter
+ * may be told to spin while the holder is preempted.
+ */
+static u64 guest_published[4], guest_chain_done[4];
+
+static void guest_real_chain(u32 id, bool use_hc)
+{
+	struct pvple_area *a = &guest_areas[id];
+
+	guest_register(id);
+	if (id == 0) {
+		WRITE_ONCE(guest_held, 1);
+		/* Not out of KVM_RUN while anyone may still wait for us. */
+		while (!READ_ONCE(guest_chain_done[1]))
+			;
+		GUEST_DONE();
+	}
+	/* Queue in order, and leave in reverse: every walk sees 0 hold. */
+	while (id == 1 ? !READ_ONCE(guest_held) :
+	       !READ_ONCE(guest_published[id - 1]))
+		;
+	pvple_guest_publish(a, id - 1, id == 1 ? PVPLE_ROLE_HOLDER :
+			    PVPLE_ROLE_PREDECESSOR);
+	WRITE_ONCE(guest_published[id], 1);
+	while (!READ_ONCE(guest_release) ||
+	       (id < 3 && !READ_ONCE(guest_chain_done[id + 1]))) {
+		if (use_hc)
+			pvple_guest_park();
+		else
+			asm volatile("pause" ::: "memory");
+	}
+	pvple_guest_clear(a);
+	WRITE_ONCE(guest_chain_done[id], 1);
+	GUEST_DONE();
+}
+
+static void guest_real_chain_pause(u32 id)
+{
+	guest_real_chain(id, false);
+}
+
+static void guest_real_chain_hc(u32 id)
+{
+	guest_real_chain(id, true);
+}
+
+static bool holder_yields(struct pvple_counts *c)
+{
+	return c->yield_holder >= 20;
+}
+
+static void chain_reaches_holder(struct __test_metadata *_metadata,
+				 void *guest_code)
+{
+	struct pvple_event *ev = calloc(MAX_EVENTS, sizeof(*ev));
+	int i, n, to_holder = 0, to_waiter = 0, walked = 0;
+	int spin_behind_preempted = 0, decided = 0;
+	struct pvple_vcpu_thread t[4];
+	struct pvple_counts c;
+	struct kvm_vm *vm;
+	bool enough;
+
+	set_params("auto", "100000");
+	vm = create_vm(4, guest_code, t, 0);
+	t[1].cpu = 1;
+	t[2].cpu = 1;
+	pvple_trace_begin_decide();
+	pvple_start_vcpus(t, 4);
+	enough = wait_counts(vm, &c, holder_yields, TIMEOUT_S);
+	release_and_wait(vm, t, 4);
+	n = pvple_trace_end(ev, MAX_EVENTS);
+
+	for (i = 0; i < n; i++) {
+		if (ev[i].type == PVPLE_EV_YIELD) {
+			ASSERT_GE(ev[i].vcpu, 1);
+			/* To the holder, or a waiter between it and us. */
+			ASSERT_LT(ev[i].target, ev[i].vcpu);
+			to_holder += ev[i].target == 0;
+			to_waiter += ev[i].target != 0;
+		}
+		if (ev[i].type != PVPLE_EV_DECIDE || !strcmp(ev[i].rec, "idle"))
+			continue;
+		decided++;
+		/* Every chain was walked to the holder, vCPU 0. */
+		ASSERT_STREQ(ev[i].end, "holder");
+		ASSERT_EQ(ev[i].end_id, 0);
+		ASSERT_EQ(ev[i].len, ev[i].vcpu);
+		walked += ev[i].vcpu == 3;
+		spin_behind_preempted +=
+			!strcmp(ev[i].action, "spin") &&
+			(!strcmp(ev[i].end_state, "preempted") ||
+			 !strcmp(ev[i].end_state, "ready"));
+	}
+	ASSERT_TRUE(pvple_vm_counts(vm, &c));
+	ksft_print_msg("decisions %d (%d by vCPU 3, 3 hops)\n", decided, walked);
+	ksft_print_msg("yields: %d to the holder, %d to a waiter\n", to_holder,
+		       to_waiter);
+	ksft_print_msg("told to spin with the holder preempted: %d\n",
+		       spin_behind_preempted);
+	ksft_print_msg("yield_ok %lu yield_holder %lu parks %lu spin %lu stock %lu timeouts %lu\n",
+		       c.yield_ok, c.yield_holder, c.parks, c.spin, c.stock,
+		       c.wake_timeout);
+	ASSERT_TRUE(enough) TH_LOG("fewer than 20 yields reached the holder");
+	ASSERT_GE(walked, 1);
+	ASSERT_GE(to_holder, 20);
+	ASSERT_EQ(spin_behind_preempted, 0);
+	ASSERT_EQ(c.chain_stale + c.chain_cross + c.chain_cycle +
+		  c.chain_absent + c.chain_deep, 0);
+	ASSERT_EQ(c.wake_timeout, 0);
+	kvm_vm_free(vm);
+	free(ev);
+}
+
+static const char *need_two_cpus(void)
+{
+	return sysconf(_SC_NPROCESSORS_ONLN) < 2 ? "needs two host CPUs" :
+	       NULL;
+}
+
+TEST_F_TIMEOUT(pvple, chain_reaches_preempted_holder, HARNESS_TIMEOUT_S)
+{
+	if (unsupported(true) || need_two_cpus())
+		SKIP(return, "%s", unsupported(true) ?: need_two_cpus());
+	chain_reaches_holder(_metadata, guest_real_chain_pause);
+}
+
+/* The same through the park hypercall: no PLE needed. */
+TEST_F_TIMEOUT(pvple, chain_hypercall_reaches_preempted_holder,
+	       HARNESS_TIMEOUT_S)
+{
+	if (unsupported(false) || need_two_cpus())
+		SKIP(return, "%s", unsupported(false) ?: need_two_cpus());
+	chain_reaches_holder(_metadata, guest_real_chain_hc);
+}
+
+/*
+ * Hints the walk must refuse.  vCPUs 1-5 register and leave KVM_RUN; then
+ * vCPU 0 writes their records as each case needs (guest memory is shared:
+ * only the convention says a vCPU writes its own) and asks the host to
+ * act.  Mode "yield", so that the vCPUs out of KVM_RUN are never waited
+ * for: every case ends in stock handling, each with its own counter.
+ */
+#define LOCK_2	(PVPLE_TEST_LOCK + 64)
+
+static void set_rec(u32 id, u32 target, u32 role, u64 lock)
+{
+	pvple_guest_publish_on(&guest_areas[id], target, role, lock);
+}
+
+static void guest_bad_chains(u32 id)
+{
+	u64 *r = guest_res[id];
+	u32 i;
+
+	guest_register(id);
+	if (id) {
+		GUEST_DONE();
+		return;
+	}
+	/* Stale: the named holder waits for the lock it holds. */
+	set_rec(0, 1, PVPLE_ROLE_HOLDER, PVPLE_TEST_LOCK);
+	set_rec(1, 2, PVPLE_ROLE_PREDECESSOR, PVPLE_TEST_LOCK);
+	r[0] = pvple_guest_park();
+	/* Cross: the predecessor waits on another lock. */
+	set_rec(0, 1, PVPLE_ROLE_PREDECESSOR, PVPLE_TEST_LOCK);
+	set_rec(1, 2, PVPLE_ROLE_PREDECESSOR, LOCK_2);
+	r[1] = pvple_guest_park();
+	/* Cycle back to the spinner: 0 -> 1 -> 2 -> 0. */
+	set_rec(1, 2, PVPLE_ROLE_PREDECESSOR, PVPLE_TEST_LOCK);
+	set_rec(2, 0, PVPLE_ROLE_PREDECESSOR, PVPLE_TEST_LOCK);
+	r[2] = pvple_guest_park();
+	/* Cycle further on: 0 -> 1 -> 2 -> 1. */
+	set_rec(2, 1, PVPLE_ROLE_PREDECESSOR, PVPLE_TEST_LOCK);
+	r[3] = pvple_guest_park();
+	/* A hop to a vCPU the VM does not have. */
+	set_rec(2, 7, PVPLE_ROLE_PREDECESSOR, PVPLE_TEST_LOCK);
+	r[4] = pvple_guest_park();
+	/* Deeper than the host looks: 0 -> 1 -> 2 -> 3 -> 4 -> 5. */
+	for (i = 2; i <= 4; i++)
+		set_rec(i, i + 1, PVPLE_ROLE_PREDECESSOR, PVPLE_TEST_LOCK);
+	r[5] = pvple_guest_park();
+	/* The head does not know the holder. */
+	set_rec(1, 0, PVPLE_ROLE_UNKNOWN, PVPLE_TEST_LOCK);
+	r[6] = pvple_guest_park();
+	/* The spinner itself does not know it. */
+	set_rec(0, 0, PVPLE_ROLE_UNKNOWN, PVPLE_TEST_LOCK);
+	r[7] = pvple_guest_park();
+	/* A hint that names the spinner. */
+	set_rec(0, 0, PVPLE_ROLE_HOLDER, PVPLE_TEST_LOCK);
+	r[8] = pvple_guest_park();
+	/* Nested: 1 holds our lock and waits for another, held by 2. */
+	set_rec(0, 1, PVPLE_ROLE_HOLDER, PVPLE_TEST_LOCK);
+	set_rec(1, 2, PVPLE_ROLE_HOLDER, LOCK_2);
+	pvple_guest_clear(&guest_areas[2]);
+	r[9] = pvple_guest_park();
+	GUEST_DONE();
+}
+
+TEST_F_TIMEOUT(pvple, chain_bad_hints_get_stock, HARNESS_TIMEOUT_S)
+{
+	struct pvple_vcpu_thread t[6];
+	struct pvple_counts c;
+	struct kvm_vm *vm;
+	u64 *r;
+	int i;
+
+	if (unsupported(false))
+		SKIP(return, "%s", unsupported(false));
+	set_params("yield", "2000");
+	vm = create_vm(6, guest_bad_chains, t, -1);
+	pvple_run_vcpus(&t[1], 5, TIMEOUT_S);
+	pvple_run_vcpus(t, 1, TIMEOUT_S);
+	sync_global_from_guest(vm, guest_res);
+	r = guest_res[0];
+	ASSERT_TRUE(pvple_vm_counts(vm, &c));
+	ksft_print_msg("stale %lu cross %lu cycle %lu absent %lu deep %lu\n",
+		       c.chain_stale, c.chain_cross, c.chain_cycle,
+		       c.chain_absent, c.chain_deep);
+	ksft_print_msg("no_holder %lu/%lu self %lu hops %lu\n",
+		       c.chain_no_holder, c.rec_no_holder, c.rec_target_self,
+		       c.chain_hops);
+	for (i = 0; i <= 9; i++)
+		ASSERT_EQ(r[i], i == 8 ? (u64)-KVM_EINVAL : PVPLE_PARK_RUNNING)
+			TH_LOG("case %d", i);
+	ASSERT_EQ(c.chain_stale, 1);
+	ASSERT_EQ(c.chain_cross, 1);
+	ASSERT_EQ(c.chain_cycle, 2);
+	ASSERT_EQ(c.chain_absent, 1);
+	ASSERT_EQ(c.chain_deep, 1);
+	ASSERT_EQ(c.chain_no_holder, 1);
+	ASSERT_EQ(c.rec_no_holder, 1);
+	ASSERT_EQ(c.rec_target_self, 1);
+	/* Hops beyond chain[0]: 0 + 0 + 1 + 1 + 1 + 3 + 0 + 0 + 0 + 1. */
+	ASSERT_EQ(c.chain_hops, 7);
+	ASSERT_EQ(c.stock, 10);
+	ASSERT_EQ(c.yield_tried + c.parks + c.spin, 0);
+	kvm_vm_free(vm);
+}
+
+/*
  * vCPU 0 never runs (its thread is never started): vCPU 1 waits behind it
  * and nothing will ever wake it but the bound, or an event.
  */
@@ -514,9 +759,10 @@ TEST_F_TIMEOUT(pvple, unregistered_guest_gets_stock, HARNESS_TIMEOUT_S)
 }
 
 /*
- * Both wait behind the other: at most one may park, and never for long.
- * Neither leaves KVM_RUN before both are done: a vCPU that has left is
- * rightly waited for until the bound.
+ * Both wait behind the other: the walk finds the cycle (or one is parked
+ * behind the other and the other sees it), and gets stock handling; a
+ * park, if any, never lasts.  Neither leaves KVM_RUN before both are done:
+ * a vCPU that has left is rightly waited for until the bound.
  */
 static u64 guest_cycle_done;
 
@@ -525,7 +771,7 @@ static void guest_cycle(u32 id)
 	int i;
 
 	guest_register(id);
-	pvple_guest_publish(&guest_areas[id], !id, PVPLE_ROLE_HOLDER);
+	pvple_guest_publish(&guest_areas[id], !id, PVPLE_ROLE_PREDECESSOR);
 	for (i = 0; i < 300; i++)
 		asm volatile("pause" ::: "memory");
 	pvple_guest_clear(&guest_areas[id]);
@@ -547,9 +793,10 @@ TEST_F_TIMEOUT(pvple, wait_cycle_is_bounded, HARNESS_TIMEOUT_S)
 	vm = create_vm(2, guest_cycle, t, 0);
 	pvple_run_vcpus(t, 2, TIMEOUT_S);
 	ASSERT_TRUE(pvple_vm_counts(vm, &c));
-	ksft_print_msg("parks %lu, cycles refused %lu, timeouts %lu\n",
-		       c.parks, c.rec_cycle, c.wake_timeout);
-	ASSERT_GE(c.rec_cycle, 1);
+	ksft_print_msg("parks %lu, cycles refused %lu (walk) %lu (parked), timeouts %lu\n",
+		       c.parks, c.chain_cycle, c.rec_cycle, c.wake_timeout);
+	ASSERT_GE(c.chain_cycle + c.rec_cycle, 1);
+	ASSERT_EQ(c.chain_stale + c.chain_cross, 0);
 	ASSERT_EQ(c.wake_timeout, 0);
 	kvm_vm_free(vm);
 }
@@ -782,16 +1029,15 @@ static void guest_hostile(u32 id)
 	r[8] = pvple_guest_park();
 	pvple_guest_publish(a, ABSENT_ID, PVPLE_ROLE_HOLDER);
 	r[9] = pvple_guest_park();
+	pvple_guest_publish_on(a, 1, PVPLE_ROLE_HOLDER, 0);
+	r[10] = pvple_guest_park();		/* waiting on lock 0 */
 	pvple_guest_publish(a, 1, PVPLE_ROLE_HOLDER);
-	WRITE_ONCE(a->seq, a->seq + 1);
-	r[10] = pvple_guest_park();
-	WRITE_ONCE(a->seq, a->seq + 1);
-	a->flags = 1;
+	a->reserved[2] = 1;
 	r[11] = pvple_guest_park();
-	a->flags = 0;
-	a->role = 7;
+	a->reserved[2] = 0;
+	pvple_guest_publish(a, 1, 7);
 	r[12] = pvple_guest_park();
-	a->role = PVPLE_ROLE_HOLDER;
+	pvple_guest_publish(a, 1, PVPLE_ROLE_HOLDER);
 	r[13] = kvm_hypercall(KVM_HC_PVPLE_UNREGISTER, 0, 0, 0, 0);
 	r[14] = kvm_hypercall(KVM_HC_PVPLE_UNREGISTER, 0, 0, 0, 0);
 	for (i = 0; i < 1000; i++) {
@@ -801,6 +1047,9 @@ static void guest_hostile(u32 id)
 	}
 	r[15] = storm_failed;
 	r[16] = pvple_guest_park();
+	/* A version 1 guest on this version 2 host. */
+	r[17] = kvm_hypercall(KVM_HC_PVPLE_REGISTER, gpa, 1, 0, 0);
+	r[18] = kvm_hypercall(KVM_HC_PVPLE_PROBE, 0, 0, 0, 0);
 	GUEST_DONE();
 }
 
@@ -833,18 +1082,20 @@ TEST_F_TIMEOUT(pvple, hostile_input, HARNESS_TIMEOUT_S)
 	ASSERT_EQ(r[7], (u64)-KVM_EINVAL);	/* target out of range */
 	ASSERT_EQ(r[8], (u64)-KVM_EINVAL);	/* target is self */
 	ASSERT_EQ(r[9], (u64)-KVM_EINVAL);	/* target in another VM only */
-	ASSERT_EQ(r[10], (u64)-KVM_EINVAL);	/* torn */
-	ASSERT_EQ(r[11], (u64)-KVM_EINVAL);	/* non-zero flags */
+	ASSERT_EQ(r[10], (u64)-KVM_EINVAL);	/* waiting on lock 0 */
+	ASSERT_EQ(r[11], (u64)-KVM_EINVAL);	/* non-zero reserved */
 	ASSERT_EQ(r[12], (u64)-KVM_EINVAL);	/* unknown role */
 	ASSERT_EQ(r[13], 0);
 	ASSERT_EQ(r[14], 0);			/* unregister twice */
 	ASSERT_EQ(r[15], 0);			/* register/unregister storm */
 	ASSERT_EQ(r[16], (u64)-PVPLE_ENOTREG);	/* park after unregistering */
+	ASSERT_EQ(r[17], (u64)-KVM_EOPNOTSUPP);	/* v1 area: refused */
+	ASSERT_EQ(r[18], 2);			/* what a v1 guest probes */
 
 	ASSERT_TRUE(pvple_vm_counts(vm, &c));
 	ASSERT_EQ(c.reg_unaligned, 1);
 	ASSERT_EQ(c.reg_bad_gpa, 1);
-	ASSERT_EQ(c.reg_bad_version, 1);
+	ASSERT_EQ(c.reg_bad_version, 2);
 	ASSERT_EQ(c.reg_ok, 2 + 1000);
 	ASSERT_EQ(c.reg_replaced, 1);
 	ASSERT_EQ(c.rec_unregistered, 2);
@@ -852,8 +1103,8 @@ TEST_F_TIMEOUT(pvple, hostile_input, HARNESS_TIMEOUT_S)
 	ASSERT_EQ(c.rec_target_range, 1);
 	ASSERT_EQ(c.rec_target_self, 1);
 	ASSERT_EQ(c.rec_target_absent, 1);
-	ASSERT_EQ(c.rec_torn, 1);
-	ASSERT_EQ(c.rec_bad, 2);
+	ASSERT_EQ(c.rec_torn, 0);
+	ASSERT_EQ(c.rec_bad, 3);
 	ASSERT_EQ(c.unreg_unknown, 1);
 	ASSERT_EQ(c.hc_park, 9);
 	ASSERT_EQ(c.yield_tried + c.parks, 0);

@@ -83,6 +83,9 @@ bool pvple_vm_counts(struct kvm_vm *vm, struct pvple_counts *c)
 		F(reg_unaligned), F(reg_bad_gpa), F(reg_nomem), F(unreg_unknown),
 		F(l3_added), F(l3_reshared), F(l3_kept), F(l3_off),
 		F(l3_no_vendor), F(l3_no_slot), F(l3_foreign), F(l3_unmatched),
+		F(rec_no_holder), F(chain_hops), F(chain_no_holder),
+		F(chain_deep), F(chain_stale), F(chain_cross), F(chain_cycle),
+		F(chain_absent), F(yield_holder), F(spin_limit),
 #undef F
 	};
 	char want[64], line[4096];
@@ -286,15 +289,20 @@ static const char *tracefs(void)
 	       "/sys/kernel/debug/tracing" : "/sys/kernel/tracing";
 }
 
+static bool trace_decide;
+
 static void trace_events(const char *on)
 {
 	static const char * const events[] = {
-		"kvm_pvple_yield", "kvm_pvple_wake",
+		"kvm_pvple_yield", "kvm_pvple_wake", "kvm_pvple_decide",
 	};
 	char path[160];
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(events); i++) {
+		/* One per PLE exit: only for the tests that ask. */
+		if (i == 2 && !trace_decide && *on == '1')
+			continue;
 		snprintf(path, sizeof(path), "%s/events/kvm_pvple/%s/enable",
 			 tracefs(), events[i]);
 		write_file(path, on);
@@ -310,7 +318,15 @@ void pvple_trace_begin(void)
 	trace_events("1");
 }
 
+void pvple_trace_begin_decide(void)
+{
+	trace_decide = true;
+	pvple_trace_begin();
+	trace_decide = false;
+}
+
 #define WAKE_FMT "kvm_pvple_wake: kvm %*s vcpu %d target %d why %15s parked_ns %lu"
+#define DECIDE_FMT "kvm_pvple_decide: kvm %*s vcpu %d %*s rec %15s target %d chain %d %15s at %d state %15s action %15s on %d"
 
 int pvple_trace_end(struct pvple_event *ev, int max)
 {
@@ -338,6 +354,14 @@ int pvple_trace_end(struct pvple_event *ev, int max)
 		if (p && sscanf(p, WAKE_FMT, &e->vcpu, &e->target, e->why,
 				&e->parked_ns) == 4) {
 			e->type = PVPLE_EV_WAKE;
+			n++;
+			continue;
+		}
+		p = strstr(line, "kvm_pvple_decide: ");
+		if (p && sscanf(p, DECIDE_FMT, &e->vcpu, e->rec, &e->target,
+				&e->len, e->end, &e->end_id, e->end_state,
+				e->action, &e->at) == 9) {
+			e->type = PVPLE_EV_DECIDE;
 			n++;
 		}
 	}

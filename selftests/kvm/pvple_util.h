@@ -62,6 +62,16 @@ struct pvple_counts {
 	u64 l3_unmatched;
 	u64 hc_throttled;
 	u64 unreg_reset;
+	u64 rec_no_holder;
+	u64 chain_hops;
+	u64 chain_no_holder;
+	u64 chain_deep;
+	u64 chain_stale;
+	u64 chain_cross;
+	u64 chain_cycle;
+	u64 chain_absent;
+	u64 yield_holder;
+	u64 spin_limit;
 };
 
 /* Module parameters: set (failing the test on error) and read back. */
@@ -73,14 +83,19 @@ void pvple_param_get(const char *name, char *buf, size_t len);
  * must run alone on the host: the events are not filtered by VM.
  */
 struct pvple_event {
-	enum { PVPLE_EV_YIELD, PVPLE_EV_WAKE } type;
+	enum { PVPLE_EV_YIELD, PVPLE_EV_WAKE, PVPLE_EV_DECIDE } type;
 	int vcpu, target;
 	int ret;		/* yield: kvm_vcpu_yield_to()'s result */
 	char why[16];		/* wake: sched_in, timeout, event, teardown */
 	u64 parked_ns;
+	/* decide: the record, the chain's length and end, the action */
+	char rec[16], end[16], end_state[16], action[16];
+	int len, end_id, at;
 };
 
 void pvple_trace_begin(void);
+/* The same, with kvm_pvple_decide: one event per PLE exit or park call. */
+void pvple_trace_begin_decide(void);
 /* Stops tracing; returns the number of events stored in @ev. */
 int pvple_trace_end(struct pvple_event *ev, int max);
 

@@ -2,8 +2,9 @@
 /*
  * Unit tests of kvm-pvple's pure logic: pvple_hc_decode() (which guest
  * hypercalls are pvple's; everything else reaches KVM unchanged),
- * pvple_rec_check() (what a hostile record can make the host believe) and
- * pvple_decide() (spin, yield, park or stock).
+ * pvple_rec_check() (what a hostile record can make the host believe),
+ * pvple_chain_hop() (how far the host follows the records towards the
+ * lock holder) and pvple_decide() (spin, yield, park or stock).
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -13,6 +14,11 @@
 
 #include "kselftest.h"
 #include "policy.h"
+
+static bool mode_can_yield(unsigned int mode)
+{
+	return mode == PVPLE_MODE_YIELD || mode == PVPLE_MODE_AUTO;
+}
 
 static const char * const names[] = {
 	[PVPLE_HC_NOT_OURS] = "not-ours", [PVPLE_HC_EPERM] = "eperm",
@@ -24,11 +30,14 @@ static const char * const names[] = {
 #define SELF	3
 #define MAX_ID	8
 
+#define LOCK_A	0xffff888000001000ULL
+#define LOCK_B	0xffff888000002040ULL
+
 static struct pvple_area waiting(__u32 target, __u32 role)
 {
 	struct pvple_area a = {
-		.seq = 2, .state = PVPLE_STATE_WAITING, .target = target,
-		.role = role, .lock = 0xffff888000001000ULL,
+		.wait = PVPLE_WAIT(PVPLE_STATE_WAITING, role, target, 7),
+		.lock = LOCK_A,
 	};
 	return a;
 }
@@ -42,58 +51,171 @@ static void test_rec_check(void)
 		enum pvple_rec want;
 	} spoil[] = {
 		{ "valid holder record", -1, 0, PVPLE_REC_OK },
-		{ "odd sequence: torn", 0, 5, PVPLE_REC_TORN },
-		{ "idle state", 1, PVPLE_STATE_IDLE, PVPLE_REC_IDLE },
+		{ "idle state", 1, PVPLE_STATE_IDLE, PVPLE_REC_BAD },
 		{ "unknown state", 1, 7, PVPLE_REC_BAD },
-		{ "role 0", 3, 0, PVPLE_REC_BAD },
 		{ "role 3", 3, 3, PVPLE_REC_BAD },
-		{ "non-zero flags", 4, 1, PVPLE_REC_BAD },
-		{ "non-zero pad", 5, 1, PVPLE_REC_BAD },
-		{ "non-zero reserved[3]", 6, 1, PVPLE_REC_BAD },
+		{ "role 0xff", 3, 0xff, PVPLE_REC_BAD },
+		{ "role unknown with a target", 3, PVPLE_ROLE_UNKNOWN,
+		  PVPLE_REC_BAD },
+		{ "non-zero reserved[5]", 6, 1, PVPLE_REC_BAD },
+		{ "waiting on lock 0", 7, 0, PVPLE_REC_BAD },
 		{ "target == max id", 2, MAX_ID, PVPLE_REC_TARGET_RANGE },
 		{ "target 0xffffffff", 2, 0xffffffffu, PVPLE_REC_TARGET_RANGE },
 		{ "target is self", 2, SELF, PVPLE_REC_TARGET_SELF },
 		{ "predecessor role", 3, PVPLE_ROLE_PREDECESSOR, PVPLE_REC_OK },
-		{ "lock address is not checked", 7, ~0ULL, PVPLE_REC_OK },
+		{ "any non-zero lock address", 7, ~0ULL, PVPLE_REC_OK },
+		{ "any generation", 8, 0xffff, PVPLE_REC_OK },
+	};
+	static const struct {
+		const char *what;
+		__u64 wait, lock;
+		enum pvple_rec want;
+	} whole[] = {
+		{ "idle, all zero", 0, 0, PVPLE_REC_IDLE },
+		{ "idle with a stale lock and a generation",
+		  PVPLE_WAIT(PVPLE_STATE_IDLE, 0, 0, 9), LOCK_A, PVPLE_REC_IDLE },
+		{ "idle with a target", PVPLE_WAIT(PVPLE_STATE_IDLE, 0, 2, 0), 0,
+		  PVPLE_REC_BAD },
+		{ "idle with a role", PVPLE_WAIT(PVPLE_STATE_IDLE, 1, 0, 0), 0,
+		  PVPLE_REC_BAD },
+		{ "waiting, holder unknown",
+		  PVPLE_WAIT(PVPLE_STATE_WAITING, PVPLE_ROLE_UNKNOWN, 0, 1),
+		  LOCK_A, PVPLE_REC_NO_HOLDER },
+		{ "waiting, holder unknown, lock 0",
+		  PVPLE_WAIT(PVPLE_STATE_WAITING, PVPLE_ROLE_UNKNOWN, 0, 1), 0,
+		  PVPLE_REC_BAD },
 	};
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(spoil); i++) {
 		struct pvple_area a = waiting(0, PVPLE_ROLE_HOLDER);
+		__u32 st = PVPLE_STATE_WAITING, role = PVPLE_ROLE_HOLDER;
+		__u32 target = 1, gen = 7;
 		enum pvple_rec got;
 		__u64 v = spoil[i].value;
 
 		switch (spoil[i].field) {
-		case 0:
-			a.seq = v;
-			break;
 		case 1:
-			a.state = v;
+			st = v;
 			break;
 		case 2:
-			a.target = v;
+			target = v;
 			break;
 		case 3:
-			a.role = v;
-			break;
-		case 4:
-			a.flags = v;
-			break;
-		case 5:
-			a.pad = v;
+			role = v;
 			break;
 		case 6:
-			a.reserved[3] = v;
+			a.reserved[5] = v;
 			break;
 		case 7:
 			a.lock = v;
 			break;
+		case 8:
+			gen = v;
+			break;
 		}
+		a.wait = PVPLE_WAIT(st, role, target, gen);
 		got = pvple_rec_check(&a, SELF, MAX_ID);
 		ksft_test_result(got == spoil[i].want, "rec_check: %s (got %d)\n",
 				 spoil[i].what, got);
 	}
+	for (i = 0; i < ARRAY_SIZE(whole); i++) {
+		struct pvple_area a = { .wait = whole[i].wait,
+					.lock = whole[i].lock };
+		enum pvple_rec got = pvple_rec_check(&a, SELF, MAX_ID);
+
+		ksft_test_result(got == whole[i].want, "rec_check: %s (got %d)\n",
+				 whole[i].what, got);
+	}
 }
+
+/* One step of the walk, for every kind of record met on the way. */
+static void test_chain_hop(void)
+{
+	static const struct {
+		const char *what;
+		__u32 via_role;
+		enum pvple_rec rec;
+		__u32 role;
+		__u64 lock;
+		enum pvple_hop want;
+	} cases[] = {
+		{ "predecessor waits behind another, same lock: follow",
+		  PVPLE_ROLE_PREDECESSOR, PVPLE_REC_OK, PVPLE_ROLE_PREDECESSOR,
+		  LOCK_A, PVPLE_HOP_NEXT },
+		{ "predecessor is the head and names the holder: follow",
+		  PVPLE_ROLE_PREDECESSOR, PVPLE_REC_OK, PVPLE_ROLE_HOLDER,
+		  LOCK_A, PVPLE_HOP_NEXT },
+		{ "predecessor is the head, holder unknown",
+		  PVPLE_ROLE_PREDECESSOR, PVPLE_REC_NO_HOLDER, PVPLE_ROLE_UNKNOWN,
+		  LOCK_A, PVPLE_HOP_NO_HOLDER },
+		{ "predecessor no longer waits: it is the holder now",
+		  PVPLE_ROLE_PREDECESSOR, PVPLE_REC_IDLE, 0, 0, PVPLE_HOP_END },
+		{ "predecessor waits on another lock: cross",
+		  PVPLE_ROLE_PREDECESSOR, PVPLE_REC_OK, PVPLE_ROLE_PREDECESSOR,
+		  LOCK_B, PVPLE_HOP_CROSS },
+		{ "predecessor waits on another lock, no holder: cross",
+		  PVPLE_ROLE_PREDECESSOR, PVPLE_REC_NO_HOLDER, PVPLE_ROLE_UNKNOWN,
+		  LOCK_B, PVPLE_HOP_CROSS },
+		{ "holder does not wait: the end", PVPLE_ROLE_HOLDER,
+		  PVPLE_REC_IDLE, 0, 0, PVPLE_HOP_END },
+		{ "holder waits for the lock it holds: stale",
+		  PVPLE_ROLE_HOLDER, PVPLE_REC_OK, PVPLE_ROLE_PREDECESSOR,
+		  LOCK_A, PVPLE_HOP_STALE },
+		{ "holder waits for it, holder unknown: stale",
+		  PVPLE_ROLE_HOLDER, PVPLE_REC_NO_HOLDER, PVPLE_ROLE_UNKNOWN,
+		  LOCK_A, PVPLE_HOP_STALE },
+		{ "holder waits for a second lock: follow (nested)",
+		  PVPLE_ROLE_HOLDER, PVPLE_REC_OK, PVPLE_ROLE_HOLDER, LOCK_B,
+		  PVPLE_HOP_NEXT },
+		{ "holder waits for a second lock, holder unknown",
+		  PVPLE_ROLE_HOLDER, PVPLE_REC_NO_HOLDER, PVPLE_ROLE_UNKNOWN,
+		  LOCK_B, PVPLE_HOP_NO_HOLDER },
+		{ "torn record: the end, run state only", PVPLE_ROLE_HOLDER,
+		  PVPLE_REC_TORN, PVPLE_ROLE_PREDECESSOR, LOCK_A, PVPLE_HOP_END },
+		{ "malformed record: the end", PVPLE_ROLE_PREDECESSOR,
+		  PVPLE_REC_BAD, PVPLE_ROLE_PREDECESSOR, LOCK_A, PVPLE_HOP_END },
+		{ "unregistered: the end", PVPLE_ROLE_PREDECESSOR,
+		  PVPLE_REC_UNREGISTERED, 0, 0, PVPLE_HOP_END },
+		{ "record names itself: the end", PVPLE_ROLE_PREDECESSOR,
+		  PVPLE_REC_TARGET_SELF, PVPLE_ROLE_PREDECESSOR, LOCK_A,
+		  PVPLE_HOP_END },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct pvple_link via = { cases[i].via_role, LOCK_A };
+		struct pvple_link next = { 99, 99 };
+		struct pvple_area a = {
+			.wait = PVPLE_WAIT(PVPLE_STATE_WAITING, cases[i].role,
+					   2, 1),
+			.lock = cases[i].lock,
+		};
+		enum pvple_hop got = pvple_chain_hop(&via, cases[i].rec, &a,
+						     &next);
+		bool ok = got == cases[i].want;
+
+		/* A followed link carries the record's own role and lock. */
+		if (got == PVPLE_HOP_NEXT)
+			ok &= next.role == cases[i].role &&
+			      next.lock == cases[i].lock;
+		else
+			ok &= next.role == 99 && next.lock == 99;
+		ksft_test_result(ok, "chain_hop: %s (got %d)\n", cases[i].what,
+				 got);
+	}
+}
+
+#define RUN	PVPLE_TARGET_RUNNING
+#define PRE	PVPLE_TARGET_PREEMPTED
+#define RDY	PVPLE_TARGET_READY
+#define PRK	PVPLE_TARGET_PARKED
+#define HLT	PVPLE_TARGET_HALTED
+#define OUT	PVPLE_TARGET_OUT
+#define SLP	PVPLE_TARGET_SLEEPING
+#define AUTO	PVPLE_MODE_AUTO
+#define OK	PVPLE_REC_OK
+#define HOLDER	PVPLE_CHAIN_HOLDER
 
 static void test_decide_table(void)
 {
@@ -101,121 +223,224 @@ static void test_decide_table(void)
 		const char *what;
 		struct pvple_spin_in in;
 		enum pvple_action want;
+		unsigned int at;
 	} cases[] = {
-		{ "running target: spin", { PVPLE_MODE_AUTO, PVPLE_REC_OK,
-		  PVPLE_TARGET_RUNNING }, PVPLE_ACT_SPIN },
-		{ "preempted target: yield", { PVPLE_MODE_AUTO, PVPLE_REC_OK,
-		  PVPLE_TARGET_PREEMPTED }, PVPLE_ACT_YIELD },
-		{ "preempted, yield failed: park", { PVPLE_MODE_AUTO,
-		  PVPLE_REC_OK, PVPLE_TARGET_PREEMPTED, .yield_failed = true },
+		{ "holder named, running: spin",
+		  { AUTO, OK, HOLDER, 1, { RUN } }, PVPLE_ACT_SPIN },
+		{ "holder named, running, 8th spin to this record: stock",
+		  { AUTO, OK, HOLDER, 1, { RUN }, .spins = PVPLE_SPIN_MAX },
+		  PVPLE_ACT_STOCK },
+		{ "holder named, preempted: yield to it",
+		  { AUTO, OK, HOLDER, 1, { PRE } }, PVPLE_ACT_YIELD, 0 },
+		{ "holder preempted, yield failed: park behind it",
+		  { AUTO, OK, HOLDER, 1, { PRE }, .yield_failed = true },
 		  PVPLE_ACT_PARK },
-		{ "target itself parked: park", { PVPLE_MODE_AUTO,
-		  PVPLE_REC_OK, PVPLE_TARGET_PARKED }, PVPLE_ACT_PARK },
-		{ "halted target: stock (no wake is certain)", {
-		  PVPLE_MODE_AUTO, PVPLE_REC_OK, PVPLE_TARGET_HALTED },
+		{ "holder out of KVM_RUN: park",
+		  { AUTO, OK, HOLDER, 1, { OUT } }, PVPLE_ACT_PARK },
+		{ "holder halted, not waiting: stock (stale)",
+		  { AUTO, OK, HOLDER, 1, { HLT } }, PVPLE_ACT_STOCK },
+		{ "holder asleep in the host: stock",
+		  { AUTO, OK, HOLDER, 1, { SLP } }, PVPLE_ACT_STOCK },
+		{ "holder kicked: yield", { AUTO, OK, HOLDER, 1, { RDY } },
+		  PVPLE_ACT_YIELD, 0 },
+		{ "holder kicked, yield failed: stock, never park",
+		  { AUTO, OK, HOLDER, 1, { RDY }, .yield_failed = true },
 		  PVPLE_ACT_STOCK },
-		{ "target asleep in the host: stock", { PVPLE_MODE_AUTO,
-		  PVPLE_REC_OK, PVPLE_TARGET_SLEEPING }, PVPLE_ACT_STOCK },
-		{ "kicked target: yield", { PVPLE_MODE_AUTO, PVPLE_REC_OK,
-		  PVPLE_TARGET_READY }, PVPLE_ACT_YIELD },
-		{ "kicked target, yield failed: stock, never park", {
-		  PVPLE_MODE_AUTO, PVPLE_REC_OK, PVPLE_TARGET_READY,
-		  .yield_failed = true }, PVPLE_ACT_STOCK },
-		{ "preempted, yield failed, APICv: stock", { PVPLE_MODE_AUTO,
-		  PVPLE_REC_OK, PVPLE_TARGET_PREEMPTED, .yield_failed = true,
-		  .no_park = true }, PVPLE_ACT_STOCK },
-		{ "out of KVM_RUN, APICv: stock", { PVPLE_MODE_AUTO,
-		  PVPLE_REC_OK, PVPLE_TARGET_OUT, .no_park = true },
+		{ "predecessor spins, holder preempted: yield to the holder",
+		  { AUTO, OK, HOLDER, 2, { RUN, PRE } }, PVPLE_ACT_YIELD, 1 },
+		{ "predecessor spins, holder runs: spin",
+		  { AUTO, OK, HOLDER, 2, { RUN, RUN } }, PVPLE_ACT_SPIN },
+		{ "two waiters spin, holder preempted: yield to the holder",
+		  { AUTO, OK, HOLDER, 3, { RUN, RUN, PRE } }, PVPLE_ACT_YIELD,
+		  2 },
+		{ "predecessor and holder preempted: the holder first",
+		  { AUTO, OK, HOLDER, 2, { PRE, PRE } }, PVPLE_ACT_YIELD, 1 },
+		{ "predecessor preempted, holder runs: yield to predecessor",
+		  { AUTO, OK, HOLDER, 2, { PRE, RUN } }, PVPLE_ACT_YIELD, 0 },
+		{ "holder preempted, yield failed, predecessor spins: stock",
+		  { AUTO, OK, HOLDER, 2, { RUN, PRE }, .yield_failed = true },
 		  PVPLE_ACT_STOCK },
-		{ "target out of KVM_RUN: park", { PVPLE_MODE_AUTO,
-		  PVPLE_REC_OK, PVPLE_TARGET_OUT }, PVPLE_ACT_PARK },
-		{ "event pending: back to the guest", { PVPLE_MODE_AUTO,
-		  PVPLE_REC_OK, PVPLE_TARGET_PREEMPTED, .event_pending = true },
+		{ "holder preempted, yield failed, predecessor preempted: park",
+		  { AUTO, OK, HOLDER, 2, { PRE, PRE }, .yield_failed = true },
+		  PVPLE_ACT_PARK },
+		{ "predecessor parked: park behind it (FIFO)",
+		  { AUTO, OK, HOLDER, 2, { PRK, RUN } }, PVPLE_ACT_PARK },
+		{ "predecessor halted in pv_wait, holder runs: spin",
+		  { AUTO, OK, HOLDER, 2, { HLT, RUN } }, PVPLE_ACT_SPIN },
+		{ "predecessor spins, holder out of KVM_RUN: stock",
+		  { AUTO, OK, HOLDER, 2, { RUN, OUT } }, PVPLE_ACT_STOCK },
+		{ "head does not know the holder, all run: stock",
+		  { AUTO, OK, PVPLE_CHAIN_NO_HOLDER, 2, { RUN, RUN } },
+		  PVPLE_ACT_STOCK },
+		{ "head does not know the holder, head preempted: yield to it",
+		  { AUTO, OK, PVPLE_CHAIN_NO_HOLDER, 2, { RUN, PRE } },
+		  PVPLE_ACT_YIELD, 1 },
+		{ "deep chain, all run: stock",
+		  { AUTO, OK, PVPLE_CHAIN_DEEP, 4, { RUN, RUN, RUN, RUN } },
+		  PVPLE_ACT_STOCK },
+		{ "stale hint: stock", { AUTO, OK, PVPLE_CHAIN_STALE, 1, { PRE } },
+		  PVPLE_ACT_STOCK },
+		{ "cross-lock hint: stock",
+		  { AUTO, OK, PVPLE_CHAIN_CROSS, 2, { PRE, PRE } },
+		  PVPLE_ACT_STOCK },
+		{ "cyclic chain: stock", { AUTO, OK, PVPLE_CHAIN_CYCLE, 2,
+		  { PRE, PRE } }, PVPLE_ACT_STOCK },
+		{ "hop to an absent vCPU: stock", { AUTO, OK,
+		  PVPLE_CHAIN_ABSENT, 1, { PRE } }, PVPLE_ACT_STOCK },
+		{ "holder preempted, yield failed, APICv: stock",
+		  { AUTO, OK, HOLDER, 1, { PRE }, .yield_failed = true,
+		    .no_park = true }, PVPLE_ACT_STOCK },
+		{ "holder out of KVM_RUN, APICv: stock",
+		  { AUTO, OK, HOLDER, 1, { OUT }, .no_park = true },
+		  PVPLE_ACT_STOCK },
+		{ "event pending: back to the guest",
+		  { AUTO, OK, HOLDER, 1, { PRE }, .event_pending = true },
 		  PVPLE_ACT_SPIN },
-		{ "no record: stock", { PVPLE_MODE_AUTO,
-		  PVPLE_REC_UNREGISTERED, PVPLE_TARGET_PREEMPTED },
+		{ "no record: stock", { AUTO, PVPLE_REC_UNREGISTERED, HOLDER, 1,
+		  { PRE } }, PVPLE_ACT_STOCK },
+		{ "holder unknown (own record): stock",
+		  { AUTO, PVPLE_REC_NO_HOLDER }, PVPLE_ACT_STOCK },
+		{ "parked behind the spinner: stock", { AUTO, OK, HOLDER, 1,
+		  { PRK }, .cycle = true }, PVPLE_ACT_STOCK },
+		{ "mode off: stock", { PVPLE_MODE_OFF, OK, HOLDER, 1, { PRE } },
 		  PVPLE_ACT_STOCK },
-		{ "torn record: stock", { PVPLE_MODE_AUTO, PVPLE_REC_TORN },
+		{ "yield mode, yield failed: stock, not spin",
+		  { PVPLE_MODE_YIELD, OK, HOLDER, 1, { PRE },
+		    .yield_failed = true }, PVPLE_ACT_STOCK },
+		{ "yield mode, parked predecessor: stock",
+		  { PVPLE_MODE_YIELD, OK, HOLDER, 1, { PRK } },
 		  PVPLE_ACT_STOCK },
-		{ "wait cycle: stock", { PVPLE_MODE_AUTO, PVPLE_REC_OK,
-		  PVPLE_TARGET_PARKED, .cycle = true }, PVPLE_ACT_STOCK },
-		{ "mode off: stock", { PVPLE_MODE_OFF, PVPLE_REC_OK,
-		  PVPLE_TARGET_PREEMPTED }, PVPLE_ACT_STOCK },
-		{ "yield mode, yield failed: spin", { PVPLE_MODE_YIELD,
-		  PVPLE_REC_OK, PVPLE_TARGET_PREEMPTED, .yield_failed = true },
-		  PVPLE_ACT_SPIN },
-		{ "yield mode, parked target: spin", { PVPLE_MODE_YIELD,
-		  PVPLE_REC_OK, PVPLE_TARGET_PARKED }, PVPLE_ACT_SPIN },
-		{ "park mode, preempted target: park", { PVPLE_MODE_PARK,
-		  PVPLE_REC_OK, PVPLE_TARGET_PREEMPTED }, PVPLE_ACT_PARK },
-		{ "unknown mode: stock", { PVPLE_NR_MODES, PVPLE_REC_OK,
-		  PVPLE_TARGET_PREEMPTED }, PVPLE_ACT_STOCK },
+		{ "park mode, holder preempted: park",
+		  { PVPLE_MODE_PARK, OK, HOLDER, 1, { PRE } }, PVPLE_ACT_PARK },
+		{ "park mode, spinning predecessor, holder preempted: stock",
+		  { PVPLE_MODE_PARK, OK, HOLDER, 2, { RUN, PRE } },
+		  PVPLE_ACT_STOCK },
+		{ "unknown mode: stock", { PVPLE_NR_MODES, OK, HOLDER, 1,
+		  { PRE } }, PVPLE_ACT_STOCK },
+		{ "empty chain: stock", { AUTO, OK, HOLDER, 0 },
+		  PVPLE_ACT_STOCK },
 	};
-	unsigned int i;
+	unsigned int i, at;
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		enum pvple_action got = pvple_decide(&cases[i].in);
+		enum pvple_action got = pvple_decide(&cases[i].in, &at);
+		bool ok = got == cases[i].want;
 
-		ksft_test_result(got == cases[i].want, "decide: %s (got %d)\n",
-				 cases[i].what, got);
+		if (got == PVPLE_ACT_YIELD)
+			ok &= at == cases[i].at;
+		ksft_test_result(ok, "decide: %s (got %d at %u)\n",
+				 cases[i].what, got, at);
 	}
 }
 
-/* Properties over every input combination, not just the chosen cases. */
+#define NPROPS	10
+
+/* The properties every decision must have, whatever the input. */
+static void check_decision(const struct pvple_spin_in *in,
+			   enum pvple_action a, unsigned int at, bool usable,
+			   bool offcpu, bool highest, unsigned long *bad)
+{
+	unsigned int len = in->len, mode = in->mode, end = in->end;
+	enum pvple_target last = in->chain[len - 1];
+	bool calm = !in->event_pending;
+
+	/* Only a usable record and chain, in an active mode, act. */
+	bad[0] += a != PVPLE_ACT_STOCK && !usable;
+	/* A yield goes to a vCPU kept off a CPU, once, if allowed. */
+	bad[1] += a == PVPLE_ACT_YIELD &&
+		  (at >= len || (in->chain[at] != PRE &&
+				 in->chain[at] != RDY) ||
+		   in->yield_failed || mode == PVPLE_MODE_PARK);
+	/* ... and to the one nearest the holder. */
+	bad[2] += a == PVPLE_ACT_YIELD && !highest;
+	/* Never park a vCPU that has an event to take. */
+	bad[3] += a == PVPLE_ACT_PARK && !calm;
+	/* Park only where allowed, behind chain[0], if it will run. */
+	bad[4] += a == PVPLE_ACT_PARK &&
+		  (mode == PVPLE_MODE_YIELD || in->no_park ||
+		   (in->chain[0] != PRE && in->chain[0] != PRK &&
+		    in->chain[0] != OUT));
+	bad[5] += a >= PVPLE_NR_ACTIONS;
+	/* Nobody spins while a vCPU on the chain waits for a CPU. */
+	bad[6] += a == PVPLE_ACT_SPIN && offcpu && calm;
+	/* Spin only behind a known holder that runs... */
+	bad[7] += a == PVPLE_ACT_SPIN && calm && (end != HOLDER || last != RUN);
+	/* ... and only so many times per record. */
+	bad[8] += a == PVPLE_ACT_SPIN && calm && in->spins >= PVPLE_SPIN_MAX;
+	/* A holder kept off a CPU is yielded to first. */
+	bad[9] += usable && end == HOLDER && calm &&
+		  (last == PRE || last == RDY) && mode_can_yield(mode) &&
+		  !in->yield_failed && (a != PVPLE_ACT_YIELD || at != len - 1);
+}
+
+/*
+ * Properties over every input combination -- every mode, record result,
+ * chain end, chain length and run state of each vCPU on it, flag and
+ * spin count -- not just the chosen cases.
+ */
 static void test_decide_properties(void)
 {
-	const unsigned int n = (PVPLE_NR_MODES + 1) * PVPLE_NR_REC *
-			       PVPLE_NR_TARGETS * 16;
-	unsigned int i, mode, rec, target, bits, bad[7] = { 0 };
+	const unsigned long per_len = (PVPLE_NR_MODES + 1) * PVPLE_NR_REC *
+				      PVPLE_NR_CHAIN_ENDS * 16 * 2;
+	unsigned long n = 0, bad[NPROPS] = { 0 }, k, combos, v;
+	unsigned int len, nstates, i;
 
-	for (i = 0; i < n; i++) {
-		struct pvple_spin_in in;
-		enum pvple_action a;
+	for (len = 1, nstates = PVPLE_NR_TARGETS; len <= PVPLE_CHAIN_MAX;
+	     len++, nstates *= PVPLE_NR_TARGETS) {
+		combos = per_len * nstates;
+		for (k = 0; k < combos; k++, n++) {
+			struct pvple_spin_in in = { .len = len };
+			bool usable, offcpu = false, highest = true;
+			unsigned int mode, rec, end, spins, at;
+			enum pvple_action a;
 
-		bits = i % 16;
-		target = i / 16 % PVPLE_NR_TARGETS;
-		rec = i / 16 / PVPLE_NR_TARGETS % PVPLE_NR_REC;
-		mode = i / 16 / PVPLE_NR_TARGETS / PVPLE_NR_REC;
-		in = (struct pvple_spin_in){
-			.mode = mode, .rec = rec, .target = target,
-			.event_pending = bits & 1, .cycle = bits & 2,
-			.yield_failed = bits & 4, .no_park = bits & 8,
-		};
-		a = pvple_decide(&in);
+			v = k;
+			for (i = 0; i < len; i++, v /= PVPLE_NR_TARGETS) {
+				in.chain[i] = v % PVPLE_NR_TARGETS;
+				offcpu |= in.chain[i] == PRE ||
+					  in.chain[i] == RDY;
+			}
+			in.event_pending = v & 1;
+			in.cycle = v & 2;
+			in.yield_failed = v & 4;
+			in.no_park = v & 8;
+			v /= 16;
+			spins = v % 2 ? PVPLE_SPIN_MAX : 0;
+			v /= 2;
+			end = v % PVPLE_NR_CHAIN_ENDS;
+			v /= PVPLE_NR_CHAIN_ENDS;
+			rec = v % PVPLE_NR_REC;
+			mode = v / PVPLE_NR_REC;
+			in.mode = mode;
+			in.rec = rec;
+			in.end = end;
+			in.spins = spins;
 
-		/* Only a usable record in an active mode leaves stock. */
-		bad[0] += a != PVPLE_ACT_STOCK &&
-			  (rec != PVPLE_REC_OK || in.cycle ||
-			   mode == PVPLE_MODE_OFF || mode >= PVPLE_NR_MODES);
-		/* A yield goes to a runnable target only, and only once. */
-		bad[1] += a == PVPLE_ACT_YIELD &&
-			  ((target != PVPLE_TARGET_PREEMPTED &&
-			    target != PVPLE_TARGET_READY) || in.yield_failed ||
-			   mode == PVPLE_MODE_PARK);
-		/* Never park a vCPU that has an event to take. */
-		bad[2] += a == PVPLE_ACT_PARK && in.event_pending;
-		/* Never park in a mode that forbids it, nor behind a runner. */
-		bad[3] += a == PVPLE_ACT_PARK &&
-			  (mode == PVPLE_MODE_YIELD ||
-			   target == PVPLE_TARGET_RUNNING);
-		bad[4] += a >= PVPLE_NR_ACTIONS;
-		/* Park only behind a target whose next run wakes us. */
-		bad[5] += a == PVPLE_ACT_PARK &&
-			  target != PVPLE_TARGET_PREEMPTED &&
-			  target != PVPLE_TARGET_PARKED &&
-			  target != PVPLE_TARGET_OUT;
-		/* Never park where parking is off (APICv/AVIC, no state). */
-		bad[6] += a == PVPLE_ACT_PARK && in.no_park;
+			a = pvple_decide(&in, &at);
+			usable = rec == OK && !in.cycle &&
+				 mode != PVPLE_MODE_OFF && mode < PVPLE_NR_MODES &&
+				 (end == HOLDER || end == PVPLE_CHAIN_NO_HOLDER ||
+				  end == PVPLE_CHAIN_DEEP);
+			if (a == PVPLE_ACT_YIELD)
+				for (i = at + 1; i < len; i++)
+					highest &= in.chain[i] != PRE &&
+						   in.chain[i] != RDY;
+			check_decision(&in, a, at, usable, offcpu, highest, bad);
+		}
 	}
-	ksft_test_result(!bad[0], "decide: stock unless the record is usable (%u inputs)\n", n);
-	ksft_test_result(!bad[1], "decide: yield only to a preempted target, once\n");
-	ksft_test_result(!bad[2], "decide: never park with an event pending\n");
-	ksft_test_result(!bad[3], "decide: %s\n",
-			 "park only where the mode allows, behind a non-runner");
-	ksft_test_result(!bad[4], "decide: always a defined action\n");
-	ksft_test_result(!bad[5], "decide: %s\n",
-			 "park only behind a preempted, parked or absent target");
-	ksft_test_result(!bad[6], "decide: never park where parking is off\n");
+	ksft_test_result(!bad[0], "decide: %s (%lu inputs)\n",
+			 "stock unless record and chain are usable", n);
+	ksft_test_result(!bad[1], "decide: yield only to a vCPU kept off a CPU, once\n");
+	ksft_test_result(!bad[2], "decide: yield to the one nearest the holder\n");
+	ksft_test_result(!bad[3], "decide: never park with an event pending\n");
+	ksft_test_result(!bad[4], "decide: %s\n",
+			 "park only where allowed, behind a vCPU certain to run");
+	ksft_test_result(!bad[5], "decide: always a defined action\n");
+	ksft_test_result(!bad[6], "decide: never spin while the chain has a preempted vCPU\n");
+	ksft_test_result(!bad[7], "decide: spin only behind a running, known holder\n");
+	ksft_test_result(!bad[8], "decide: at most %d spins per record\n",
+			 PVPLE_SPIN_MAX);
+	ksft_test_result(!bad[9], "decide: a preempted holder is yielded to\n");
 }
 
 /* Every combination of KVM's flags, against the rules in policy.h. */
@@ -332,7 +557,7 @@ int main(void)
 	unsigned int i;
 
 	ksft_print_header();
-	ksft_set_plan(ARRAY_SIZE(cases) + 2 + 14 + 20 + 7 + 4 + 3 + 3);
+	ksft_set_plan(ARRAY_SIZE(cases) + 2 + 14 + 6 + 15 + 39 + NPROPS + 4 + 3 + 3);
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		enum pvple_hc_action got = pvple_hc_decode(cases[i].nr,
@@ -355,6 +580,7 @@ int main(void)
 	ksft_test_result(!bad, "hc_decode: no number below the range is ours\n");
 
 	test_rec_check();
+	test_chain_hop();
 	test_decide_table();
 	test_decide_properties();
 	test_classify();

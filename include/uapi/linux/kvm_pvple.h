@@ -14,9 +14,15 @@
 /*
  * ABI version returned by KVM_HC_PVPLE_PROBE.  It is bumped on any change a
  * guest can observe; a guest must not use a host whose version it does not
- * know.
+ * know, and the host refuses to register an area of any other version
+ * (-KVM_EOPNOTSUPP).
+ *
+ * 2: one 64-bit wait word instead of a sequence count; the lock address is
+ *    part of every record; the queue head names the lock holder; role
+ *    PVPLE_ROLE_UNKNOWN.
+ * 1: first version (seq, state, target, role).  Refused by a v2 host.
  */
-#define PVPLE_ABI_VERSION		1
+#define PVPLE_ABI_VERSION		2
 
 /*
  * Hypercall numbers.  Upstream KVM allocates KVM_HC_* densely from 1 (12 is
@@ -63,38 +69,62 @@ enum pvple_park_result {
  *
  * One per vCPU, in guest memory the vCPU registers by GPA.  It must be
  * aligned to PVPLE_AREA_ALIGN (so it never crosses a page) and lie in a
- * memory slot.  Only the owning vCPU writes it, and the host reads it only
- * while that vCPU is stopped in a PLE exit or a pvple hypercall, so a record
- * is never torn for a well-behaved guest; @seq still lets the host reject a
- * record caught mid-update (odd @seq), whoever wrote it.
+ * memory slot.  Only the owning vCPU writes it.
  *
- * @seq:	incremented before (to odd) and after (to even) every update
- * @state:	PVPLE_STATE_*
- * @target:	the vCPU waited behind, as its APIC ID (== KVM vcpu_id)
- * @role:	PVPLE_ROLE_*: how @target relates to the lock
- * @flags:	must be 0
- * @lock:	guest address of the lock, for tracing only
+ * @wait:	PVPLE_WAIT(state, role, target, gen), written with one aligned
+ *		64-bit store, so that the host can never see a state of one
+ *		record with the target of another
+ * @lock:	guest address of the lock waited on; written before @wait
  * @reserved:	must be 0; room to grow within one cache line
+ *
+ * The host reads a spinner's own record while that vCPU is stopped in a
+ * PLE exit or a pvple hypercall, and the records of the vCPUs ahead of it
+ * (to find the lock holder) while those may run.  For those it reads @wait,
+ * then @lock, then @wait again, and uses the record only if both reads of
+ * @wait agree; @gen, which changes on every store of @wait, makes an
+ * update in between visible even when it restores an older record.
  */
-#define PVPLE_AREA_RESERVED		4
+#define PVPLE_AREA_RESERVED		6
 
 struct pvple_area {
-	__u32 seq;
-	__u32 state;
-	__u32 target;
-	__u32 role;
-	__u32 flags;
-	__u32 pad;
+	__u64 wait;
 	__u64 lock;
 	__u64 reserved[PVPLE_AREA_RESERVED];
 };
 
 #define PVPLE_AREA_ALIGN		64
 
-#define PVPLE_STATE_IDLE		0	/* not waiting: ignore the rest */
-#define PVPLE_STATE_WAITING		1	/* spinning until @target acts */
+/* @wait: target in bits 0-31, state 32-39, role 40-47, gen 48-63. */
+#define PVPLE_WAIT_TARGET_MASK		0xffffffffULL
+#define PVPLE_WAIT_STATE_SHIFT		32
+#define PVPLE_WAIT_ROLE_SHIFT		40
+#define PVPLE_WAIT_GEN_SHIFT		48
+#define PVPLE_WAIT_FIELD_MASK		0xffULL
+#define PVPLE_WAIT_GEN_MASK		0xffffULL
 
-#define PVPLE_ROLE_HOLDER		1	/* @target holds the lock */
-#define PVPLE_ROLE_PREDECESSOR		2	/* @target is queued just ahead */
+#define PVPLE_WAIT(state, role, target, gen)				\
+	((((__u64)(gen) & PVPLE_WAIT_GEN_MASK) << PVPLE_WAIT_GEN_SHIFT) | \
+	 (((__u64)(role) & PVPLE_WAIT_FIELD_MASK) << PVPLE_WAIT_ROLE_SHIFT) | \
+	 (((__u64)(state) & PVPLE_WAIT_FIELD_MASK) << PVPLE_WAIT_STATE_SHIFT) | \
+	 ((__u64)(target) & PVPLE_WAIT_TARGET_MASK))
+
+#define PVPLE_WAIT_TARGET(w)	((__u32)((w) & PVPLE_WAIT_TARGET_MASK))
+#define PVPLE_WAIT_STATE(w)	((__u32)(((w) >> PVPLE_WAIT_STATE_SHIFT) & \
+					 PVPLE_WAIT_FIELD_MASK))
+#define PVPLE_WAIT_ROLE(w)	((__u32)(((w) >> PVPLE_WAIT_ROLE_SHIFT) & \
+					 PVPLE_WAIT_FIELD_MASK))
+#define PVPLE_WAIT_GEN(w)	((__u32)(((w) >> PVPLE_WAIT_GEN_SHIFT) & \
+					 PVPLE_WAIT_GEN_MASK))
+
+#define PVPLE_STATE_IDLE		0	/* not waiting: ignore the rest */
+#define PVPLE_STATE_WAITING		1	/* spinning on @lock */
+
+/*
+ * Roles: how @target relates to @lock.  A WAITING record has a non-zero
+ * @lock; an IDLE or UNKNOWN record has @target 0.
+ */
+#define PVPLE_ROLE_UNKNOWN		0	/* holder not known: no target */
+#define PVPLE_ROLE_HOLDER		1	/* @target holds @lock */
+#define PVPLE_ROLE_PREDECESSOR		2	/* @target queued just ahead */
 
 #endif /* _UAPI_LINUX_KVM_PVPLE_H */
