@@ -48,7 +48,7 @@ for c in ${GUEST_CASES:-patched no-module unpatched hotplug reload}; do
 		break
 	done
 	grep -E '^  (guest|L1)' "$out.verdict"
-	grep '^# ' "$out/results.tap" | grep -E 'counters|L2-|exited|Writes' |
+	grep '^# ' "$out/results.tap" | grep -E 'counters|acted|L2-|exited|Writes' |
 		sed 's/^/  /' | cut -c1-400
 	if [ "$rc" = 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
 done

@@ -118,9 +118,11 @@ END {
 	print ""
 	print "per run, over the workload only: PLE exits and park hypercalls, and"
 	print "what kvm-pvple did with them (acted: yields tried and parks)"
-	printf "%-12s %-7s %8s %7s %7s %8s %8s %8s %8s %8s %9s %8s\n", "workload", "config",
+	print "(non-stock: acted or spin; to-holder: successful yields to the holder;"
+	print " no-holder: stock because no record named the holder)"
+	printf "%-12s %-7s %8s %7s %7s %8s %8s %8s %8s %8s %9s %8s %9s %9s %9s\n", "workload", "config",
 	       "PLE/run", "hc/run", "acted", "yields", "parks", "spin", "stock", "idle-rec",
-	       "PVyield-ok", "halts"
+	       "PVyield-ok", "halts", "non-stock", "to-holder", "no-holder"
 	for (j = 1; j <= nw; j++) {
 		w = wl[j]
 		for (o = 1; o <= 6; o++) {
@@ -130,14 +132,17 @@ END {
 			ple = hasple[w, c] ? sprintf("%.0f", tot[w, c, "ple"] / k) : "-"
 			hc = hasple[w, c] ? sprintf("%.0f", tot[w, c, "hcpark"] / k) : "-"
 			ev = tot[w, c, "ple"] + tot[w, c, "hcpark"]
-			acted = "-"
-			if (hasple[w, c] && ev)
+			acted = nonstock = "-"
+			if (hasple[w, c] && ev) {
 				acted = sprintf("%.1f%%", 100 * tot[w, c, "acted"] / ev)
-			printf "%-12s %-7s %8s %7s %7s %8.0f %8.0f %8.0f %8.0f %8.0f %9.0f %8.0f\n",
+				nonstock = sprintf("%.1f%%", 100 * tot[w, c, "nostock"] / ev)
+			}
+			printf "%-12s %-7s %8s %7s %7s %8.0f %8.0f %8.0f %8.0f %8.0f %9.0f %8.0f %9s %9.0f %9.0f\n",
 			       w, c, ple, hc, acted, tot[w, c, "yield"] / k, tot[w, c, "park"] / k,
 			       tot[w, c, "spin"] / k, tot[w, c, "stock"] / k,
 			       tot[w, c, "idle"] / k, tot[w, c, "dy_ok"] / k,
-			       tot[w, c, "halts"] / k
+			       tot[w, c, "halts"] / k, nonstock, tot[w, c, "holder"] / k,
+			       tot[w, c, "nohold"] / k
 			if (plots != "" && hasple[w, c] && ev)
 				printf "%s %s %.4f %.4f %.4f %.4f\n", w, c,
 				       tot[w, c, "yield"] / ev, tot[w, c, "park"] / ev,

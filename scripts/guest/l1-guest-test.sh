@@ -58,6 +58,26 @@ locktorture.stutter=0 locktorture.stat_interval=5" -smp 4
 	echo "# $name: L2 exited with $? after $t s; the end of its console:"
 	grep -v '^$' "$log" | tail -n 25 | sed "s/^/# $name: /"
 	tail -n 1 "/tmp/$name.counts" | sed "s/^/# $name counters: /"
+	acted_line "$name"
+}
+
+# What kvm-pvple did with the guest's PLE exits and park calls: the share
+# it acted on (yield, park, spin) and why the rest got stock handling.
+acted_line() {
+	ev=$(($(count ple_exits "$1") + $(count hc_park "$1")))
+	act=$(($(count spin "$1") + $(count yield_tried "$1") + $(count parks "$1")))
+	[ "$ev" -gt 0 ] || return 0
+	why=""
+	for k in rec_idle rec_no_holder rec_unregistered rec_torn rec_bad \
+		 rec_cycle chain_no_holder chain_deep chain_stale chain_cross \
+		 chain_cycle chain_absent spin_limit hc_throttled; do
+		v=$(count $k "$1")
+		[ "$v" = 0 ] || why="$why $k=$v"
+	done
+	echo "# $1 acted: $((act * 1000 / ev / 10)).$((act * 1000 / ev % 10))% of $ev" \
+	     "(yield $(count yield_tried "$1"), holder $(count yield_holder "$1")," \
+	     "park $(count parks "$1"), spin $(count spin "$1"));" \
+	     "stock $(count stock "$1"):$why"
 }
 
 # The guest finished cleanly: locktorture ran and never failed.
