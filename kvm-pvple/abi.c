@@ -127,16 +127,22 @@ enum pvple_rec pvple_read_record(struct kvm_vcpu *vcpu, struct pvple_vcpu *pv,
  *                                     smp_rmb()
  *                                     w2 = area->wait
  *
- * If w1 == w2, no store of @wait landed between the two loads, so the
- * copied @lock is the one stored before w1 (or before an earlier @wait
- * with the same value, which the guest's @gen makes all but impossible).
- * Without the comparison a spinner could pair one wait's target with
- * another's lock, and follow a chain across locks.  The string copy's
- * loads may be reordered among themselves (Intel SDM vol. 3A, "Fast-String
- * Operation and Out-of-Order Stores"), not across the loads around it.
- * A torn record is counted and treated as unusable; whatever is read
- * is checked like any guest value, and only steers a one-shot yield or a
- * bounded park, so a record torn by a hostile guest costs what stock does.
+ * If w1 == w2, no store of @wait landed between the two loads (@gen
+ * changes on every store, so not even one that restored an older record):
+ * state, role and target are those of one record, each @wait being one
+ * aligned 8-byte load.  Without the comparison a spinner could take the
+ * state of one record with the target of another.  @lock is paired with
+ * @wait only up to a window of a few guest instructions: a @lock copied
+ * between the loads may already be that of the next record, whose @wait
+ * is not stored yet (and an interrupt that publishes between the guest's
+ * two stores leaves the outer @wait with its own @lock until it restores).
+ * A hop judged with such a lock is at worst refused (stale, cross: stock)
+ * or followed to a vCPU that a moment later no longer waits; every action
+ * is re-checked against KVM's run state, a yield is one-shot and a park
+ * bounded.  The string copy's loads may be reordered among themselves
+ * (Intel SDM vol. 3A, "Fast-String Operation and Out-of-Order Stores"),
+ * not across the loads around it.  Whatever is read is checked like any
+ * guest value, so a record torn by a hostile guest costs what stock does.
  *
  * kvm->srcu is held: every caller is in KVM_RUN (x86.c:11108).
  */
