@@ -354,10 +354,10 @@ static void guest_real_chain(u32 id, bool use_hc)
 	WRITE_ONCE(guest_published[id], 1);
 	while (!READ_ONCE(guest_release) ||
 	       (id < 3 && !READ_ONCE(guest_chain_done[id + 1]))) {
-		if (use_hc)
+		/* Paced, as the guest series is: a call per many spins. */
+		if (use_hc && !(++guest_loops[id] % 256))
 			pvple_guest_park();
-		else
-			asm volatile("pause" ::: "memory");
+		asm volatile("pause" ::: "memory");
 	}
 	pvple_guest_clear(a);
 	WRITE_ONCE(guest_chain_done[id], 1);
@@ -431,7 +431,9 @@ static void chain_reaches_holder(struct __test_metadata *_metadata,
 		       c.yield_ok, c.yield_holder, c.parks, c.spin, c.stock,
 		       c.wake_timeout);
 	ASSERT_TRUE(enough) TH_LOG("fewer than 20 yields reached the holder");
-	ASSERT_GE(walked, 1);
+	/* The trace keeps the last events only; the counters keep all. */
+	ASSERT_GE(decided, 10);
+	ASSERT_GE(c.chain_hops, 1);
 	ASSERT_GE(to_holder, 20);
 	ASSERT_EQ(spin_behind_preempted, 0);
 	ASSERT_EQ(c.chain_stale + c.chain_cross + c.chain_cycle +
