@@ -83,7 +83,7 @@ static const char * const pvple_stat_names[PVPLE_NR_STATS] = {
 static DEFINE_PER_CPU(struct pvple_stats, pvple_global_stats);
 static DEFINE_PER_CPU(u64, pvple_untracked_events);
 static atomic64_t pvple_vms_created, pvple_vms_destroyed, pvple_vm_alloc_failed;
-static atomic64_t pvple_vms_stale;
+static atomic64_t pvple_vms_stale, pvple_vm_stats_failed;
 
 /*
  * struct kvm -> struct pvple_vm.  A resizable hash table: the lookup on
@@ -111,11 +111,17 @@ struct pvple_vm *pvple_vm_find(struct kvm *kvm)
 	return rhashtable_lookup(&pvple_vm_table, &kvm, pvple_vm_params);
 }
 
+/*
+ * A VM's counters may be missing (their allocation failed at creation):
+ * then only the global ones count, and untracked_vm_events says so.
+ */
 void pvple_count_n(struct pvple_vm *vm, enum pvple_stat stat, u64 n)
 {
+	struct pvple_stats __percpu *stats = vm ? READ_ONCE(vm->stats) : NULL;
+
 	this_cpu_add(pvple_global_stats.v[stat], n);
-	if (vm)
-		this_cpu_add(vm->stats->v[stat], n);
+	if (stats)
+		this_cpu_add(stats->v[stat], n);
 	else
 		this_cpu_inc(pvple_untracked_events);
 }
@@ -189,19 +195,36 @@ static void pvple_vm_name(struct pvple_vm *vm, struct kvm *kvm)
 		strscpy(vm->name, kvm->stats_id, sizeof(vm->name));
 }
 
+/*
+ * The VM's own state is small; its counters are one struct pvple_stats per
+ * possible CPU (PVPLE_NR_STATS u64s each), so on a large host they are
+ * the bulk, and at creation (an ftrace callback: atomic) they are the
+ * allocation most likely to fail.  A VM never goes untracked for them --
+ * its l3_cache mode and its parks do not depend on counters -- it is
+ * tracked without, counted in vm_stats_failed, and gets them at its first
+ * registration (process context) if memory allows then.
+ */
+static struct pvple_stats __percpu *pvple_stats_alloc(gfp_t gfp)
+{
+	struct pvple_stats __percpu *stats;
+
+	stats = alloc_percpu_gfp(struct pvple_stats,
+				 gfp | __GFP_ACCOUNT | __GFP_NOWARN);
+	if (!stats)
+		atomic64_inc(&pvple_vm_stats_failed);
+	return stats;
+}
+
 static struct pvple_vm *pvple_vm_alloc(struct kvm *kvm, gfp_t gfp)
 {
 	struct pvple_vm *vm;
 
 	vm = kzalloc(sizeof(*vm), gfp | __GFP_ACCOUNT);
-	if (vm)
-		vm->stats = alloc_percpu_gfp(struct pvple_stats,
-					     gfp | __GFP_ACCOUNT);
-	if (!vm || !vm->stats) {
-		kfree(vm);
+	if (!vm) {
 		atomic64_inc(&pvple_vm_alloc_failed);
 		return NULL;
 	}
+	vm->stats = pvple_stats_alloc(gfp);
 	vm->kvm = kvm;
 	xa_init(&vm->vcpus);
 	pvple_vm_name(vm, kvm);
@@ -284,11 +307,25 @@ struct pvple_vm *pvple_vm_adopt(struct kvm *kvm)
 {
 	struct pvple_vm *vm;
 
+	struct pvple_stats __percpu *stats;
+
 	rcu_read_lock();
 	vm = pvple_vm_find(kvm);
 	rcu_read_unlock();
-	if (vm)
+	if (vm) {
+		/*
+		 * Counters that failed at creation: a second chance.  Only
+		 * vCPU tasks of this VM get here, and they may race: the
+		 * first store wins, the others free theirs.  Readers take the
+		 * pointer once (READ_ONCE) and see all-zero memory or none.
+		 */
+		if (!READ_ONCE(vm->stats)) {
+			stats = pvple_stats_alloc(GFP_KERNEL);
+			if (stats && cmpxchg(&vm->stats, NULL, stats))
+				free_percpu(stats);
+		}
 		return vm;
+	}
 	vm = pvple_vm_alloc(kvm, GFP_KERNEL);
 	return vm ? pvple_vm_insert(vm, false) : NULL;
 }
@@ -378,6 +415,8 @@ static int pvple_global_show(struct seq_file *m, void *unused)
 		   atomic64_read(&pvple_vms_stale));
 	seq_printf(m, "vm_alloc_failed %lld\n",
 		   atomic64_read(&pvple_vm_alloc_failed));
+	seq_printf(m, "vm_stats_failed %lld\n",
+		   atomic64_read(&pvple_vm_stats_failed));
 	seq_printf(m, "cpuid_hooked %d\n", pvple_cpuid_hooked());
 	return 0;
 }
@@ -391,8 +430,14 @@ static int pvple_vms_show(struct seq_file *m, void *unused)
 	/* Under RCU, not pvple_vm_lock: a slow reader never delays a VM. */
 	rcu_read_lock();
 	list_for_each_entry_rcu(vm, &pvple_vm_list, lnode) {
-		pvple_stats_sum(vm->stats, &sum);
+		struct pvple_stats __percpu *stats = READ_ONCE(vm->stats);
+
 		seq_printf(m, "%s ", vm->name);
+		if (!stats) {
+			seq_puts(m, "counters=unavailable\n");
+			continue;
+		}
+		pvple_stats_sum(stats, &sum);
 		pvple_stats_show(m, &sum, " ");
 	}
 	rcu_read_unlock();
