@@ -171,8 +171,8 @@ enum pvple_action pvple_decide(const struct pvple_spin_in *in,
 	    in->rec != PVPLE_REC_OK || in->cycle || !len ||
 	    len > PVPLE_CHAIN_MAX)
 		return PVPLE_ACT_STOCK;
-	if (in->end != PVPLE_CHAIN_HOLDER && in->end != PVPLE_CHAIN_NO_HOLDER &&
-	    in->end != PVPLE_CHAIN_DEEP)
+	if (in->end != PVPLE_CHAIN_HOLDER && in->end != PVPLE_CHAIN_HEAD &&
+	    in->end != PVPLE_CHAIN_NO_HOLDER && in->end != PVPLE_CHAIN_DEEP)
 		return PVPLE_ACT_STOCK;
 	/* The guest must take its interrupt; it will spin again if need be. */
 	if (in->event_pending)
@@ -196,8 +196,11 @@ enum pvple_action pvple_decide(const struct pvple_spin_in *in,
 	/* Someone is kept off a CPU and no yield or park can help: stock. */
 	if (stuck)
 		return PVPLE_ACT_STOCK;
-	/* The lock moves soon: spinning is productive, for a while. */
-	if (in->end == PVPLE_CHAIN_HOLDER &&
+	/*
+	 * The lock moves soon: spinning is productive, for a while.  A head
+	 * whose holder has released takes the lock as soon as it runs.
+	 */
+	if ((in->end == PVPLE_CHAIN_HOLDER || in->end == PVPLE_CHAIN_HEAD) &&
 	    in->chain[len - 1] == PVPLE_TARGET_RUNNING &&
 	    in->spins < PVPLE_SPIN_MAX)
 		return PVPLE_ACT_SPIN;

@@ -80,6 +80,7 @@ enum pvple_chain_end {
 	PVPLE_CHAIN_CROSS,	/* a predecessor waiting on another lock */
 	PVPLE_CHAIN_CYCLE,	/* a vCPU named twice, or the spinner */
 	PVPLE_CHAIN_ABSENT,	/* a hop named no vCPU of this VM */
+	PVPLE_CHAIN_HEAD,	/* at a queue head whose holder has released */
 	PVPLE_NR_CHAIN_ENDS
 };
 

@@ -67,6 +67,7 @@ enum pvple_stat {
 	PVPLE_STAT_CHAIN_CROSS,
 	PVPLE_STAT_CHAIN_CYCLE,
 	PVPLE_STAT_CHAIN_ABSENT,
+	PVPLE_STAT_CHAIN_HEAD,
 	PVPLE_STAT_YIELD_HOLDER,
 	PVPLE_STAT_SPIN_LIMIT,
 	/* registrations refused or odd, by reason */

@@ -22,7 +22,7 @@
 #define pvple_show_end(v)						\
 	__print_symbolic(v, { 0, "holder" }, { 1, "no_holder" },	\
 			 { 2, "deep" }, { 3, "stale" }, { 4, "cross" },	\
-			 { 5, "cycle" }, { 6, "absent" })
+			 { 5, "cycle" }, { 6, "absent" }, { 7, "head" })
 #define pvple_show_target(v)						\
 	__print_symbolic(v, { -1, "-" }, { 0, "running" },		\
 			 { 1, "preempted" }, { 2, "ready" },		\

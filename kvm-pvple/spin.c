@@ -12,7 +12,7 @@
 
 /* pvple_trace.h names these enums by their numbers: keep them in step. */
 static_assert(PVPLE_NR_REC == 10 && PVPLE_REC_NO_HOLDER == 9);
-static_assert(PVPLE_NR_CHAIN_ENDS == 7 && PVPLE_CHAIN_ABSENT == 6);
+static_assert(PVPLE_NR_CHAIN_ENDS == 8 && PVPLE_CHAIN_HEAD == 7);
 static_assert(PVPLE_NR_TARGETS == 7 && PVPLE_TARGET_SLEEPING == 6);
 static_assert(PVPLE_NR_ACTIONS == 4 && PVPLE_ACT_PARK == 3);
 
@@ -36,6 +36,7 @@ static const enum pvple_stat pvple_end_stat[PVPLE_NR_CHAIN_ENDS] = {
 	[PVPLE_CHAIN_CROSS]	= PVPLE_STAT_CHAIN_CROSS,
 	[PVPLE_CHAIN_CYCLE]	= PVPLE_STAT_CHAIN_CYCLE,
 	[PVPLE_CHAIN_ABSENT]	= PVPLE_STAT_CHAIN_ABSENT,
+	[PVPLE_CHAIN_HEAD]	= PVPLE_NR_STATS,
 };
 
 static const enum pvple_chain_end pvple_hop_end[] = {
@@ -135,6 +136,15 @@ static bool pvple_on_chain(struct pvple_chain *c, unsigned int len,
 	return false;
 }
 
+/* The chain ends at its @len - 1'th vCPU: a head whose holder released. */
+static void pvple_chain_head(struct pvple_vm *vm, struct pvple_spin_in *in,
+			     unsigned int len)
+{
+	in->end = PVPLE_CHAIN_HEAD;
+	in->len = len;
+	pvple_count(vm, PVPLE_STAT_CHAIN_HEAD);
+}
+
 /*
  * From chain[0] to the holder: each vCPU's run state, and the record that
  * names the next.  At most PVPLE_CHAIN_MAX vCPUs, each looked at once (a
@@ -166,6 +176,18 @@ static void pvple_walk(struct kvm_vcpu *me, struct pvple_vm *vm,
 		if (trec == PVPLE_REC_TORN)
 			pvple_count(vm, PVPLE_STAT_REC_TORN);
 		hop = pvple_chain_hop(&via, trec, &rec, &via);
+		/*
+		 * The vCPU named as the holder waits for the same lock again:
+		 * it has released, and the queue head that named it, chain[i -
+		 * 1], takes the lock next -- nobody can steal it while the
+		 * head spins with the pending bit set.  The head is who the
+		 * queue waits for.  (For i == 0 the head is the spinner, and
+		 * who holds the lock now is not known: stale.)
+		 */
+		if (hop == PVPLE_HOP_STALE && i) {
+			pvple_chain_head(vm, in, i);
+			return;
+		}
 		if (hop != PVPLE_HOP_NEXT) {
 			in->end = pvple_hop_end[hop];
 			return;
@@ -182,7 +204,15 @@ static void pvple_walk(struct kvm_vcpu *me, struct pvple_vm *vm,
 			return;
 		}
 		if (next == me || pvple_on_chain(c, i + 1, next)) {
-			in->end = PVPLE_CHAIN_CYCLE;
+			/*
+			 * A holder named by chain[i] that is the spinner or
+			 * queued on the chain: as above, it has released and
+			 * re-queued; chain[i] is the head.
+			 */
+			if (via.role == PVPLE_ROLE_HOLDER)
+				pvple_chain_head(vm, in, i + 1);
+			else
+				in->end = PVPLE_CHAIN_CYCLE;
 			return;
 		}
 		c->vcpu[i + 1] = next;

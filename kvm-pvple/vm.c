@@ -60,6 +60,7 @@ static const char * const pvple_stat_names[PVPLE_NR_STATS] = {
 	[PVPLE_STAT_CHAIN_CROSS]	= "chain_cross",
 	[PVPLE_STAT_CHAIN_CYCLE]	= "chain_cycle",
 	[PVPLE_STAT_CHAIN_ABSENT]	= "chain_absent",
+	[PVPLE_STAT_CHAIN_HEAD]		= "chain_head",
 	[PVPLE_STAT_YIELD_HOLDER]	= "yield_holder",
 	[PVPLE_STAT_SPIN_LIMIT]		= "spin_limit",
 	[PVPLE_STAT_REG_OK]		= "reg_ok",

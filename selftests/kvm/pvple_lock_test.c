@@ -470,7 +470,9 @@ TEST_F_TIMEOUT(pvple, chain_hypercall_reaches_preempted_holder,
  * vCPU 0 writes their records as each case needs (guest memory is shared:
  * only the convention says a vCPU writes its own) and asks the host to
  * act.  Mode "yield", so that the vCPUs out of KVM_RUN are never waited
- * for: every case ends in stock handling, each with its own counter.
+ * for: every case ends in stock handling, each with its own counter --
+ * and the two last, which are not bad hints, with the chain ended at the
+ * queue head.
  */
 #define LOCK_2	(PVPLE_TEST_LOCK + 64)
 
@@ -525,6 +527,17 @@ static void guest_bad_chains(u32 id)
 	set_rec(1, 2, PVPLE_ROLE_HOLDER, LOCK_2);
 	pvple_guest_clear(&guest_areas[2]);
 	r[9] = pvple_guest_park();
+	/*
+	 * Not stale: the holder 1 names has released and queued again, so
+	 * 1, the queue head, is who the queue waits for (chain_head).
+	 */
+	set_rec(0, 1, PVPLE_ROLE_PREDECESSOR, PVPLE_TEST_LOCK);
+	set_rec(1, 2, PVPLE_ROLE_HOLDER, PVPLE_TEST_LOCK);
+	set_rec(2, 3, PVPLE_ROLE_PREDECESSOR, PVPLE_TEST_LOCK);
+	r[10] = pvple_guest_park();
+	/* The same, the holder having queued behind us. */
+	set_rec(1, 0, PVPLE_ROLE_HOLDER, PVPLE_TEST_LOCK);
+	r[11] = pvple_guest_park();
 	GUEST_DONE();
 }
 
@@ -551,7 +564,7 @@ TEST_F_TIMEOUT(pvple, chain_bad_hints_get_stock, HARNESS_TIMEOUT_S)
 	ksft_print_msg("no_holder %lu/%lu self %lu hops %lu\n",
 		       c.chain_no_holder, c.rec_no_holder, c.rec_target_self,
 		       c.chain_hops);
-	for (i = 0; i <= 9; i++)
+	for (i = 0; i <= 11; i++)
 		ASSERT_EQ(r[i], i == 8 ? (u64)-KVM_EINVAL : PVPLE_PARK_RUNNING)
 			TH_LOG("case %d", i);
 	ASSERT_EQ(c.chain_stale, 1);
@@ -562,9 +575,10 @@ TEST_F_TIMEOUT(pvple, chain_bad_hints_get_stock, HARNESS_TIMEOUT_S)
 	ASSERT_EQ(c.chain_no_holder, 1);
 	ASSERT_EQ(c.rec_no_holder, 1);
 	ASSERT_EQ(c.rec_target_self, 1);
-	/* Hops beyond chain[0]: 0 + 0 + 1 + 1 + 1 + 3 + 0 + 0 + 0 + 1. */
+	ASSERT_EQ(c.chain_head, 2);
+	/* Hops beyond chain[0]: 0 + 0 + 1 + 1 + 1 + 3 + 0 + 0 + 0 + 1 + 0 + 0. */
 	ASSERT_EQ(c.chain_hops, 7);
-	ASSERT_EQ(c.stock, 10);
+	ASSERT_EQ(c.stock, 12);
 	ASSERT_EQ(c.yield_tried + c.parks + c.spin, 0);
 	kvm_vm_free(vm);
 }

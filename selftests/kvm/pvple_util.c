@@ -85,7 +85,7 @@ bool pvple_vm_counts(struct kvm_vm *vm, struct pvple_counts *c)
 		F(l3_no_vendor), F(l3_no_slot), F(l3_foreign), F(l3_unmatched),
 		F(rec_no_holder), F(chain_hops), F(chain_no_holder),
 		F(chain_deep), F(chain_stale), F(chain_cross), F(chain_cycle),
-		F(chain_absent), F(yield_holder), F(spin_limit),
+		F(chain_absent), F(yield_holder), F(spin_limit), F(chain_head),
 #undef F
 	};
 	char want[64], line[4096];

@@ -72,6 +72,7 @@ struct pvple_counts {
 	u64 chain_absent;
 	u64 yield_holder;
 	u64 spin_limit;
+	u64 chain_head;
 };
 
 /* Module parameters: set (failing the test on error) and read back. */

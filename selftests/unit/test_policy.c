@@ -285,6 +285,15 @@ static void test_decide_table(void)
 		  PVPLE_ACT_STOCK },
 		{ "cyclic chain: stock", { AUTO, OK, PVPLE_CHAIN_CYCLE, 2,
 		  { PRE, PRE } }, PVPLE_ACT_STOCK },
+		{ "head whose holder released, preempted: yield to it",
+		  { AUTO, OK, PVPLE_CHAIN_HEAD, 2, { RUN, PRE } },
+		  PVPLE_ACT_YIELD, 1 },
+		{ "head whose holder released, running: spin",
+		  { AUTO, OK, PVPLE_CHAIN_HEAD, 2, { RUN, RUN } },
+		  PVPLE_ACT_SPIN },
+		{ "head whose holder released, halted: stock",
+		  { AUTO, OK, PVPLE_CHAIN_HEAD, 2, { RUN, HLT } },
+		  PVPLE_ACT_STOCK },
 		{ "hop to an absent vCPU: stock", { AUTO, OK,
 		  PVPLE_CHAIN_ABSENT, 1, { PRE } }, PVPLE_ACT_STOCK },
 		{ "holder preempted, yield failed, APICv: stock",
@@ -363,8 +372,9 @@ static void check_decision(const struct pvple_spin_in *in,
 	bad[5] += a >= PVPLE_NR_ACTIONS;
 	/* Nobody spins while a vCPU on the chain waits for a CPU. */
 	bad[6] += a == PVPLE_ACT_SPIN && offcpu && calm;
-	/* Spin only behind a known holder that runs... */
-	bad[7] += a == PVPLE_ACT_SPIN && calm && (end != HOLDER || last != RUN);
+	/* Spin only behind a known holder (or next owner) that runs... */
+	bad[7] += a == PVPLE_ACT_SPIN && calm &&
+		  ((end != HOLDER && end != PVPLE_CHAIN_HEAD) || last != RUN);
 	/* ... and only so many times per record. */
 	bad[8] += a == PVPLE_ACT_SPIN && calm && in->spins >= PVPLE_SPIN_MAX;
 	/* A holder kept off a CPU is yielded to first. */
@@ -419,7 +429,8 @@ static void test_decide_properties(void)
 			a = pvple_decide(&in, &at);
 			usable = rec == OK && !in.cycle &&
 				 mode != PVPLE_MODE_OFF && mode < PVPLE_NR_MODES &&
-				 (end == HOLDER || end == PVPLE_CHAIN_NO_HOLDER ||
+				 (end == HOLDER || end == PVPLE_CHAIN_HEAD ||
+				  end == PVPLE_CHAIN_NO_HOLDER ||
 				  end == PVPLE_CHAIN_DEEP);
 			if (a == PVPLE_ACT_YIELD)
 				for (i = at + 1; i < len; i++)
@@ -557,7 +568,7 @@ int main(void)
 	unsigned int i;
 
 	ksft_print_header();
-	ksft_set_plan(ARRAY_SIZE(cases) + 2 + 14 + 6 + 15 + 39 + NPROPS + 4 + 3 + 3);
+	ksft_set_plan(ARRAY_SIZE(cases) + 2 + 14 + 6 + 15 + 42 + NPROPS + 4 + 3 + 3);
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		enum pvple_hc_action got = pvple_hc_decode(cases[i].nr,
