@@ -29,7 +29,8 @@ for c in ${GUEST_CASES:-patched no-module unpatched hotplug reload}; do
 		PVPLE_TIME_LIMIT=${PVPLE_TIME_LIMIT:-1200} \
 		PVPLE_STALL_LIMIT=${PVPLE_STALL_LIMIT:-90} \
 			"$PVPLE_TOP/scripts/testhost/boot.sh" guest "$out" \
-			L2_SECS=${L2_SECS:-20} GUEST_CASES=$c >"$out.verdict" 2>&1
+			L2_SECS=${L2_SECS:-20} GUEST_CASES=$c \
+			${L2_PAUSE_RIPS:+L2_PAUSE_RIPS=1} >"$out.verdict" 2>&1
 		rc=$?
 		[ "$rc" = 0 ] && break
 		# Emulator: L1 stopped, or the guest vanished without a word.
@@ -50,6 +51,9 @@ for c in ${GUEST_CASES:-patched no-module unpatched hotplug reload}; do
 	grep -E '^  (guest|L1)' "$out.verdict"
 	grep '^# ' "$out/results.tap" | grep -E 'counters|acted|L2-|exited|Writes' |
 		sed 's/^/  /' | cut -c1-400
+	[ -n "${L2_PAUSE_RIPS:-}" ] &&
+		"$PVPLE_TOP/scripts/guest/pause-rips.sh" "$out/results.tap" \
+			"$WORK/guest/pvple/src/System.map" | sed 's/^/  /'
 	if [ "$rc" = 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
 done
 echo "$pass passed, $fail failed, 0 skipped"

@@ -28,6 +28,7 @@ run_l2() {
 	name=$1 kernel=$2 extra=$3 action=${4:-}
 	log=/tmp/$name.log
 	: >"/tmp/$name.counts"
+	[ -n "${L2_PAUSE_RIPS:-}" ] && pause_rips_start
 	l2_start "$log" "$kernel" host,-xsave "l2.secs=$secs $extra \
 locktorture.torture_type=spin_lock locktorture.nwriters_stress=8 \
 locktorture.stutter=0 locktorture.stat_interval=5" -smp 4
@@ -59,6 +60,28 @@ locktorture.stutter=0 locktorture.stat_interval=5" -smp 4
 	grep -v '^$' "$log" | tail -n 25 | sed "s/^/# $name: /"
 	tail -n 1 "/tmp/$name.counts" | sed "s/^/# $name counters: /"
 	acted_line "$name"
+	[ -n "${L2_PAUSE_RIPS:-}" ] && pause_rips_end "$name"
+}
+
+# L2_PAUSE_RIPS=1: where in the guest the PAUSE exits come from.  KVM's
+# kvm_exit event, PAUSE only (SVM exit code 0x77), its guest RIPs counted;
+# the host side (check.sh) names them from the guest's System.map.
+tr=/sys/kernel/tracing
+pause_rips_start() {
+	echo 0 >$tr/tracing_on
+	echo >$tr/trace
+	echo 16384 >$tr/buffer_size_kb
+	echo 'exit_reason == 119' >$tr/events/kvm/kvm_exit/filter
+	echo 1 >$tr/events/kvm/kvm_exit/enable
+	echo 1 >$tr/tracing_on
+}
+
+pause_rips_end() {
+	echo 0 >$tr/tracing_on
+	echo 0 >$tr/events/kvm/kvm_exit/enable
+	echo "# $1 pause-exits traced: $(grep -c 'kvm_exit:' $tr/trace)"
+	grep -o 'rip 0x[0-9a-f]*' $tr/trace | sort | uniq -c | sort -rn |
+		head -n 60 | sed "s/^ */# $1 pause-rip: /"
 }
 
 # What kvm-pvple did with the guest's PLE exits and park calls: the share
