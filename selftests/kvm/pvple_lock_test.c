@@ -952,6 +952,82 @@ TEST_F_TIMEOUT(pvple, park_hypercall_storm_is_paced, HARNESS_TIMEOUT_S)
 }
 
 /*
+ * Another VM's share of a CPU.  VM B counts as fast as it can on host CPU
+ * 0; beside it, VM A's two vCPUs share the same CPU: first both simply
+ * spin, then vCPU 1 storms park hypercalls behind vCPU 0.  The storm's
+ * yields go to vCPU 0 of its own VM, its parks sleep vCPU 1 only, so VM
+ * B must progress as fast in the storm as beside plain spinners.
+ */
+static void guest_count(u32 id)
+{
+	while (!READ_ONCE(guest_stop))
+		WRITE_ONCE(guest_loops[0], guest_loops[0] + 1);
+	GUEST_DONE();
+}
+
+static void guest_plain_spin(u32 id)
+{
+	guest_register(id);
+	while (!READ_ONCE(guest_stop))
+		asm volatile("" ::: "memory");
+	GUEST_DONE();
+}
+
+/* VM B's count per second while VM A runs @code, both on host CPU 0. */
+static double rate_beside(struct __test_metadata *_metadata,
+			  struct kvm_vm *b, void *code, struct pvple_counts *c)
+{
+	struct pvple_vcpu_thread t[2];
+	u64 before, after;
+	struct kvm_vm *a;
+
+	a = create_vm(2, code, t, 0);
+	pvple_start_vcpus(t, 2);
+	sleep(1);
+	before = GET(b, guest_loops[0]);
+	sleep(3);
+	after = GET(b, guest_loops[0]);
+	SET(a, guest_stop, 1);
+	pvple_wait_vcpus(t, 2, TIMEOUT_S);
+	ASSERT_TRUE(pvple_vm_counts(a, c));
+	kvm_vm_free(a);
+	return (after - before) / 3.0;
+}
+
+TEST_F_TIMEOUT(pvple, park_hypercall_storm_spares_other_vms,
+	       HARNESS_TIMEOUT_S)
+{
+	double plain, storm, plain2;
+	struct pvple_vcpu_thread tb;
+	struct pvple_counts ca, cb;
+	struct kvm_vcpu *vcpu;
+	struct kvm_vm *b;
+
+	if (unsupported(false))
+		SKIP(return, "%s", unsupported(false));
+	set_params("auto", "2000");
+	b = vm_create_with_one_vcpu(&vcpu, guest_count);
+	tb = (struct pvple_vcpu_thread){ .vcpu = vcpu, .cpu = 0 };
+	pvple_start_vcpus(&tb, 1);
+	/* Plain, storm, plain again: the emulator's drift shows. */
+	plain = rate_beside(_metadata, b, guest_plain_spin, &ca);
+	storm = rate_beside(_metadata, b, guest_park_storm, &ca);
+	plain2 = rate_beside(_metadata, b, guest_plain_spin, &cb);
+	SET(b, guest_stop, 1);
+	pvple_wait_vcpus(&tb, 1, TIMEOUT_S);
+	ksft_print_msg("VM B: %.0f/s beside spinners, %.0f/s beside the storm, %.0f/s after\n",
+		       plain, storm, plain2);
+	ksft_print_msg("the storm: %lu park calls, %lu yields, %lu parks, %lu throttled\n",
+		       ca.hc_park, ca.yield_tried, ca.parks, ca.hc_throttled);
+	ASSERT_GE(ca.hc_park, 100);
+	ASSERT_GE(storm, 0.75 * (plain < plain2 ? plain : plain2));
+	/* VM B was never chosen, parked or counted by the storm. */
+	ASSERT_TRUE(pvple_vm_counts(b, &cb));
+	ASSERT_EQ(cb.yield_tried + cb.parks + cb.hypercalls, 0);
+	kvm_vm_free(b);
+}
+
+/*
  * Lifecycle.  INIT forgets the area, as it forgets steal time: vCPU 1
  * registers, vCPU 0 sends it an INIT IPI, and KVM_GET_MP_STATE makes KVM
  * take the INIT (kvm_apic_accept_events() -> kvm_vcpu_reset()).
