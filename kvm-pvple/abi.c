@@ -121,28 +121,28 @@ enum pvple_rec pvple_read_record(struct kvm_vcpu *vcpu, struct pvple_vcpu *pv,
  * it), so this goes by GPA instead.  Ordering:
  *
  *   guest, on @t (x86: TSO)           host, spinner's task
- *   WRITE_ONCE(area->lock, L)         w1 = area->wait (one 8-byte load)
- *   barrier()                         smp_rmb()
- *   WRITE_ONCE(area->wait, W)         copy the rest (lock, reserved)
+ *   WRITE_ONCE(area->lock, L)         w1 = area->wait    (get_user: one
+ *   barrier()                         smp_rmb()            8-byte load)
+ *   WRITE_ONCE(area->wait, W)         l = area->lock     (get_user)
  *                                     smp_rmb()
- *                                     w2 = area->wait
+ *                                     w2 = area->wait    (get_user)
  *
- * If w1 == w2, no store of @wait landed between the two loads (@gen
- * changes on every store, so not even one that restored an older record):
- * state, role and target are those of one record, each @wait being one
- * aligned 8-byte load.  Without the comparison a spinner could take the
- * state of one record with the target of another.  @lock is paired with
- * @wait only up to a window of a few guest instructions: a @lock copied
- * between the loads may already be that of the next record, whose @wait
- * is not stored yet (and an interrupt that publishes between the guest's
- * two stores leaves the outer @wait with its own @lock until it restores).
- * A hop judged with such a lock is at worst refused (stale, cross: stock)
- * or followed to a vCPU that a moment later no longer waits; every action
- * is re-checked against KVM's run state, a yield is one-shot and a park
- * bounded.  The string copy's loads may be reordered among themselves
- * (Intel SDM vol. 3A, "Fast-String Operation and Out-of-Order Stores"),
- * not across the loads around it.  Whatever is read is checked like any
- * guest value, so a record torn by a hostile guest costs what stock does.
+ * If w1 == w2, no store of @wait landed between the two loads -- modulo
+ * 2^16 stores, @gen's range, which a get_user() that faults and sleeps
+ * could in principle span: state, role and target are those of one
+ * record, each load of @wait being one aligned 8-byte load.  Without the
+ * comparison a spinner could take the state of one record with the target
+ * of another.  @lock is paired with @wait only up to a window of a few
+ * guest instructions: the @lock read between the loads may already be
+ * that of the next record, whose @wait is not stored yet (and an
+ * interrupt that publishes between the guest's two stores leaves the
+ * outer @wait with its own @lock until it restores).  A hop judged with
+ * such a lock is at worst refused (stale, cross: stock) or followed to a
+ * vCPU that a moment later no longer waits; every action is re-checked
+ * against KVM's run state, a yield is one-shot and a park bounded.
+ * @reserved is copied after the window; its order does not matter.
+ * Whatever is read is checked like any guest value, so a record torn by a
+ * hostile guest costs what stock does.
  *
  * kvm->srcu is held: every caller is in KVM_RUN (x86.c:11108).
  */
@@ -165,17 +165,19 @@ enum pvple_rec pvple_read_other(struct kvm_vcpu *t, struct pvple_vcpu *tpv,
 	area = (struct pvple_area __user *)(hva + offset_in_page(gpa));
 	if (get_user(rec->wait, &area->wait))
 		return PVPLE_REC_FAULT;
-	/* w1 before the copy: a @lock stored after it goes with a new w2. */
+	/* w1 before l: a @lock stored after w1's @wait goes with a new w2. */
 	smp_rmb();
-	if (copy_from_user(&rec->lock, &area->lock,
-			   sizeof(*rec) - offsetof(struct pvple_area, lock)))
+	if (get_user(rec->lock, &area->lock))
 		return PVPLE_REC_FAULT;
-	/* The copy before w2: a @wait stored after it shows in w2. */
+	/* l before w2: a @wait stored after l shows in w2. */
 	smp_rmb();
 	if (get_user(w2, &area->wait))
 		return PVPLE_REC_FAULT;
 	if (w2 != rec->wait)
 		return PVPLE_REC_TORN;
+	if (copy_from_user(rec->reserved, area->reserved,
+			   sizeof(rec->reserved)))
+		return PVPLE_REC_FAULT;
 	return pvple_rec_check(rec, t->vcpu_id, t->kvm->arch.max_vcpu_ids);
 }
 

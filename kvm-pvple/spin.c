@@ -61,9 +61,10 @@ static const long pvple_wake_result[] = {
 };
 
 /*
- * KVM's view of @t, each flag read once, classified by policy.c.  Read
- * after the park ticket (park.c, [R]).  @tpv is NULL for a vCPU that never
- * registered: it cannot be in a park of ours.
+ * KVM's view of @t, each flag read once, classified by policy.c.  For
+ * chain[0], the only vCPU a park waits behind, read after its park ticket
+ * (park.c, [R]).  @tpv is NULL for a vCPU that never registered: it cannot
+ * be in a park of ours.
  */
 static enum pvple_target pvple_target_state(struct kvm_vcpu *t,
 					    struct pvple_vcpu *tpv)
@@ -179,10 +180,15 @@ static void pvple_walk(struct kvm_vcpu *me, struct pvple_vm *vm,
 		/*
 		 * The vCPU named as the holder waits for the same lock again:
 		 * it has released, and the queue head that named it, chain[i -
-		 * 1], takes the lock next -- nobody can steal it while the
-		 * head spins with the pending bit set.  The head is who the
-		 * queue waits for.  (For i == 0 the head is the spinner, and
-		 * who holds the lock now is not known: stale.)
+		 * 1], takes the lock next.  A stealer can only take it first
+		 * if it read the lock word before the head set the pending
+		 * bit (pv_hybrid_queued_unfair_trylock(), kernel/locking/
+		 * qspinlock_paravirt.h:81-103), or while the head, halted,
+		 * has cleared it (:435-466).  So the head is who the queue
+		 * waits for, and if that is wrong the cost is bounded: at
+		 * most PVPLE_SPIN_MAX "spin" answers per record, or one
+		 * yield to the head.  (For i == 0 the head is the spinner,
+		 * and who holds the lock now is not known: stale.)
 		 */
 		if (hop == PVPLE_HOP_STALE && i) {
 			pvple_chain_head(vm, in, i);
@@ -205,9 +211,12 @@ static void pvple_walk(struct kvm_vcpu *me, struct pvple_vm *vm,
 		}
 		if (next == me || pvple_on_chain(c, i + 1, next)) {
 			/*
-			 * A holder named by chain[i] that is the spinner or
-			 * queued on the chain: as above, it has released and
-			 * re-queued; chain[i] is the head.
+			 * A holder named by chain[i] that is the spinner, or
+			 * on the chain behind chain[i]: those all wait for a
+			 * lock, and if one of them still held the lock
+			 * chain[i] waits for, the wait-for graph would have a
+			 * cycle -- a deadlock.  So it released and queued
+			 * again, and chain[i] is the head, as above.
 			 */
 			if (via.role == PVPLE_ROLE_HOLDER)
 				pvple_chain_head(vm, in, i + 1);
@@ -324,6 +333,8 @@ static long pvple_spin(struct kvm_vcpu *me, bool from_hc,
 			pvple_count(vm, PVPLE_STAT_YIELD_OK);
 			if (in.end == PVPLE_CHAIN_HOLDER && at == in.len - 1)
 				pvple_count(vm, PVPLE_STAT_YIELD_HOLDER);
+			if (at)
+				pvple_count(vm, PVPLE_STAT_YIELD_BEYOND);
 			return PVPLE_PARK_RAN;
 		}
 		in.yield_failed = true;

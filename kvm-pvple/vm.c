@@ -61,6 +61,7 @@ static const char * const pvple_stat_names[PVPLE_NR_STATS] = {
 	[PVPLE_STAT_CHAIN_CYCLE]	= "chain_cycle",
 	[PVPLE_STAT_CHAIN_ABSENT]	= "chain_absent",
 	[PVPLE_STAT_CHAIN_HEAD]		= "chain_head",
+	[PVPLE_STAT_YIELD_BEYOND]	= "yield_beyond",
 	[PVPLE_STAT_YIELD_HOLDER]	= "yield_holder",
 	[PVPLE_STAT_SPIN_LIMIT]		= "spin_limit",
 	[PVPLE_STAT_REG_OK]		= "reg_ok",
@@ -306,9 +307,8 @@ void pvple_vm_created(struct kvm *kvm)
  */
 struct pvple_vm *pvple_vm_adopt(struct kvm *kvm)
 {
-	struct pvple_vm *vm;
-
 	struct pvple_stats __percpu *stats;
+	struct pvple_vm *vm;
 
 	rcu_read_lock();
 	vm = pvple_vm_find(kvm);

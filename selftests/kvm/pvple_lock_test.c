@@ -354,10 +354,16 @@ static void guest_real_chain(u32 id, bool use_hc)
 	WRITE_ONCE(guest_published[id], 1);
 	while (!READ_ONCE(guest_release) ||
 	       (id < 3 && !READ_ONCE(guest_chain_done[id + 1]))) {
-		/* Paced, as the guest series is: a call per many spins. */
-		if (use_hc && !(++guest_loops[id] % 256))
+		/*
+		 * Paced, as the guest series is: a call per many spins;
+		 * without PAUSE, so that no PLE exit does the work.
+		 */
+		if (!use_hc)
+			asm volatile("pause" ::: "memory");
+		else if (!(++guest_loops[id] % 256))
 			pvple_guest_park();
-		asm volatile("pause" ::: "memory");
+		else
+			asm volatile("" ::: "memory");
 	}
 	pvple_guest_clear(a);
 	WRITE_ONCE(guest_chain_done[id], 1);
@@ -427,13 +433,21 @@ static void chain_reaches_holder(struct __test_metadata *_metadata,
 		       to_waiter);
 	ksft_print_msg("told to spin with the holder preempted: %d\n",
 		       spin_behind_preempted);
-	ksft_print_msg("yield_ok %lu yield_holder %lu parks %lu spin %lu stock %lu timeouts %lu\n",
-		       c.yield_ok, c.yield_holder, c.parks, c.spin, c.stock,
-		       c.wake_timeout);
+	ksft_print_msg("yields ok %lu, to the holder %lu, beyond chain[0] %lu\n",
+		       c.yield_ok, c.yield_holder, c.yield_beyond);
+	ksft_print_msg("parks %lu spin %lu stock %lu\n", c.parks, c.spin,
+		       c.stock);
 	ASSERT_TRUE(enough) TH_LOG("fewer than 20 yields reached the holder");
 	/* The trace keeps the last events only; the counters keep all. */
 	ASSERT_GE(decided, 10);
 	ASSERT_GE(c.chain_hops, 1);
+	/* Yields past the vCPU a record names: the chain was followed. */
+	ASSERT_GE(c.yield_beyond, 1);
+	ASSERT_EQ(c.chain_head, 0);
+	if (guest_code == guest_real_chain_hc) {
+		ASSERT_EQ(c.ple_exits, 0);
+		ASSERT_GE(c.hc_park, 1);
+	}
 	ASSERT_GE(to_holder, 20);
 	ASSERT_EQ(spin_behind_preempted, 0);
 	ASSERT_EQ(c.chain_stale + c.chain_cross + c.chain_cycle +

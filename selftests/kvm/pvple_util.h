@@ -73,6 +73,7 @@ struct pvple_counts {
 	u64 yield_holder;
 	u64 spin_limit;
 	u64 chain_head;
+	u64 yield_beyond;
 };
 
 /* Module parameters: set (failing the test on error) and read back. */

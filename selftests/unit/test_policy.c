@@ -369,7 +369,9 @@ static void check_decision(const struct pvple_spin_in *in,
 		  (mode == PVPLE_MODE_YIELD || in->no_park ||
 		   (in->chain[0] != PRE && in->chain[0] != PRK &&
 		    in->chain[0] != OUT));
-	bad[5] += a >= PVPLE_NR_ACTIONS;
+	/* Never a park where a yield could still be tried. */
+	bad[5] += a == PVPLE_ACT_PARK && offcpu && mode_can_yield(mode) &&
+		  !in->yield_failed;
 	/* Nobody spins while a vCPU on the chain waits for a CPU. */
 	bad[6] += a == PVPLE_ACT_SPIN && offcpu && calm;
 	/* Spin only behind a known holder (or next owner) that runs... */
@@ -377,10 +379,14 @@ static void check_decision(const struct pvple_spin_in *in,
 		  ((end != HOLDER && end != PVPLE_CHAIN_HEAD) || last != RUN);
 	/* ... and only so many times per record. */
 	bad[8] += a == PVPLE_ACT_SPIN && calm && in->spins >= PVPLE_SPIN_MAX;
-	/* A holder kept off a CPU is yielded to first. */
-	bad[9] += usable && end == HOLDER && calm &&
-		  (last == PRE || last == RDY) && mode_can_yield(mode) &&
-		  !in->yield_failed && (a != PVPLE_ACT_YIELD || at != len - 1);
+	/*
+	 * Whoever on a usable chain is kept off a CPU is yielded to, the one
+	 * nearest the end first (the holder, if it is one of them).
+	 */
+	bad[9] += usable && calm && offcpu && mode_can_yield(mode) &&
+		  !in->yield_failed && (a != PVPLE_ACT_YIELD || !highest ||
+					(last == PRE || last == RDY ?
+					 at != len - 1 : 0));
 }
 
 /*
@@ -446,12 +452,13 @@ static void test_decide_properties(void)
 	ksft_test_result(!bad[3], "decide: never park with an event pending\n");
 	ksft_test_result(!bad[4], "decide: %s\n",
 			 "park only where allowed, behind a vCPU certain to run");
-	ksft_test_result(!bad[5], "decide: always a defined action\n");
+	ksft_test_result(!bad[5], "decide: no park while a yield may help\n");
 	ksft_test_result(!bad[6], "decide: never spin while the chain has a preempted vCPU\n");
 	ksft_test_result(!bad[7], "decide: spin only behind a running, known holder\n");
 	ksft_test_result(!bad[8], "decide: at most %d spins per record\n",
 			 PVPLE_SPIN_MAX);
-	ksft_test_result(!bad[9], "decide: a preempted holder is yielded to\n");
+	ksft_test_result(!bad[9], "decide: %s\n",
+			 "a vCPU kept off a CPU is yielded to, the holder first");
 }
 
 /* Every combination of KVM's flags, against the rules in policy.h. */
