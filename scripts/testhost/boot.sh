@@ -39,6 +39,16 @@ qemu-system-x86_64 -accel tcg,thread="$thread" -cpu max -smp "$smp" -m 2G \
 	-kernel "$KIMAGE" -initrd "$initrd" -append "$args" &
 qpid=$!
 
+# An L1 CPU that stopped while the other goes on: the other keeps the
+# console alive (RCU stall reports every 63 s), so silence never comes.
+# The emulator's signature (Documentation/testhost.rst): the stalled CPU
+# answers no NMI, so no "NMI backtrace" follows; a kernel bug's stall
+# would print one, and is left to the time limit and classify.sh.
+l1_cpu_stuck() {
+	[ "$(grep -ac 'rcu_preempt detected stalls' "$1")" -ge 3 ] &&
+		! grep -aq 'NMI backtrace for cpu' "$1"
+}
+
 verdict=""
 last_size=0 last_change=$start
 while kill -0 "$qpid" 2>/dev/null; do
@@ -52,6 +62,8 @@ while kill -0 "$qpid" 2>/dev/null; do
 		verdict="time-out: L1 ran longer than ${limit}s"
 	elif [ $((now - last_change)) -ge "$stall" ]; then
 		verdict="hang: no L1 console output for ${stall}s"
+	elif l1_cpu_stuck "$out/console.raw"; then
+		verdict="hang: an L1 CPU stopped (RCU stall reported 3 times, its NMI never answered)"
 	fi
 	if [ -n "$verdict" ]; then
 		# Evidence first: what the emulator was doing when L1 stopped.
