@@ -9,6 +9,7 @@
 #   make bench-host     the Linux-guest benchmark on a real KVM host
 #   make unit           userspace unit tests of the pure logic only
 #   make selftests      build the KVM selftests (needs KSRC, a 6.12 tree)
+#   make deb            the Debian package kvm-pvple-dkms, in build/deb
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 KSRC ?=
@@ -61,5 +62,9 @@ selfcheck:
 checkpatch:
 	scripts/checkpatch.sh
 
+# The Debian package kvm-pvple-dkms (dh-dkms), in build/deb.
+deb:
+	scripts/deb.sh
+
 .PHONY: all modules fixture clean unit selftests check demo bench bench-guests bench-host \
-	guest-check selfcheck checkpatch
+	guest-check selfcheck checkpatch deb

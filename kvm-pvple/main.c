@@ -166,3 +166,4 @@ module_exit(pvple_exit);
 
 MODULE_DESCRIPTION("Paravirtual pause-loop exits for KVM");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(PVPLE_VERSION);

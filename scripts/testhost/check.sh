@@ -42,6 +42,12 @@ if [ "$unit_rc" != 0 ] && ! grep -q '^  not ok' "$out/unit.verdict"; then
 	total_fail=$((total_fail + 1))
 fi
 
+log "the Debian package and DKMS (the operator's path)"
+"$PVPLE_TOP/scripts/testhost/dkms-check.sh" >"$out/dkms.tap" 2>&1
+"$PVPLE_TOP/scripts/testhost/tapcount.sh" "$out/dkms.tap" >"$out/dkms.verdict"
+cat "$out/dkms.verdict"
+add_counts "$out/dkms.verdict"
+
 log "nested test host"
 for attempt in 1 2; do
 	"$PVPLE_TOP/scripts/testhost/boot.sh" check "$out/l1" ${PVPLE_BOOT_ARGS:-} \

@@ -9,7 +9,8 @@ set -euo pipefail
 
 PKGS=(busybox-static cpio kmod xz-utils make gcc libc6-dev
       linux-image-6.12-amd64 linux-headers-6.12-amd64 linux-source-6.12
-      flex bison libelf-dev bc gdb)
+      flex bison libelf-dev bc gdb
+      dpkg-dev debhelper dh-dkms dkms lintian fakeroot)
 BACKPORTS_SRC=/etc/apt/sources.list.d/pvple-bookworm-backports.sources
 QEMU_MIN=10.0
 BPO=(qemu-system-x86:$QEMU_MIN)

@@ -1,0 +1,64 @@
+#!/bin/bash
+# The operator's path, in "make check" (TAP): "make deb" builds the
+# package; installing it lets DKMS build kvm-pvple for the Debian 6.12
+# kernel the test host runs (not necessarily this machine's); that module
+# must be the one built from this tree (same version and srcversion), and
+# it is the one the test host then loads; removing the package leaves no
+# trace.  Needs root (dpkg).  PVPLE_DKMS_CHECK=0 skips it on a developer's
+# machine that should not have the package installed and removed.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+pvple_resolve_versions
+n=0 failed=0
+check() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then echo "ok $n dkms: $2"; else
+		echo "not ok $n dkms: $2"; failed=$((failed + 1)); fi
+}
+echo "TAP version 13"
+echo "1..6"
+if [ "${PVPLE_DKMS_CHECK:-1}" = 0 ] || [ "$(id -u)" != 0 ]; then
+	for i in 1 2 3 4 5 6; do
+		echo "ok $i dkms: # SKIP PVPLE_DKMS_CHECK=0 or not root"
+	done
+	exit 0
+fi
+ver=$(cat "$PVPLE_TOP/VERSION")
+out=$BUILD/deb
+mkdir -p "$BUILD"
+deb=$(OUT=$out "$PVPLE_TOP/scripts/deb.sh" 2>"$out.err" | tail -n 1)
+[ -f "$deb" ] && ! grep -qE '^[EW]: ' "$out/lintian.txt"
+check $? "make deb builds $(basename "${deb:-kvm-pvple-dkms.deb}"), lintian finds nothing"
+sed 's/^/# /' "$out.err"
+
+dpkg -r kvm-pvple-dkms >/dev/null 2>&1
+dpkg -i "$deb" >"$out/install.log" 2>&1
+check $? "dpkg -i installs it (DKMS: $(dkms status kvm-pvple 2>/dev/null | tr '\n' ';'))"
+
+dkms build -k "$KVER" "kvm-pvple/$ver" >"$out/dkms-build.log" 2>&1 ||
+	dkms status kvm-pvple | grep -q "$KVER.*built\|$KVER.*installed"
+check $? "DKMS builds kvm-pvple $ver for $KVER"
+
+ko=$(find "/var/lib/dkms/kvm-pvple/$ver/$KVER" -name 'kvm-pvple.ko*' | head -n 1)
+mine=$PVPLE_TOP/kvm-pvple.ko
+same=1
+if [ -n "$ko" ] && [ -f "$mine" ]; then
+	case $ko in *.xz) xz -dc "$ko" >"$out/dkms.ko" ;; *) cp "$ko" "$out/dkms.ko" ;; esac
+	[ "$(modinfo -F version "$out/dkms.ko")" = "$ver" ] &&
+	[ "$(modinfo -F version "$mine")" = "$ver" ] &&
+	[ "$(modinfo -F srcversion "$out/dkms.ko")" = "$(modinfo -F srcversion "$mine")" ] &&
+	[ "$(modinfo -F vermagic "$out/dkms.ko")" = "$(modinfo -F vermagic "$mine")" ]
+	same=$?
+fi
+check $same "the DKMS module is this tree's (version $ver, srcversion $(modinfo -F srcversion "$out/dkms.ko" 2>/dev/null))"
+# The test host loads the module DKMS built.
+[ "$same" = 0 ] && cp "$out/dkms.ko" "$mine"
+check $? "the test host will load the DKMS-built module"
+
+dpkg -r kvm-pvple-dkms >"$out/remove.log" 2>&1 &&
+	[ -z "$(dkms status kvm-pvple 2>/dev/null)" ] &&
+	[ ! -e "/usr/src/kvm-pvple-$ver" ] &&
+	dpkg -P kvm-pvple-dkms >>"$out/remove.log" 2>&1 &&
+	[ ! -e /etc/modprobe.d/kvm-pvple.conf ]
+check $? "dpkg -r leaves no DKMS tree and no source; purge, no conffile"
+[ "$failed" = 0 ]
