@@ -47,7 +47,7 @@ static const struct kernel_param_ops pvple_enum_ops = {
 	.get = pvple_enum_get,
 };
 
-static const char * const pvple_mode_names[PVPLE_NR_MODES] = {
+const char * const pvple_mode_names[PVPLE_NR_MODES] = {
 	[PVPLE_MODE_OFF]	= "off",
 	[PVPLE_MODE_YIELD]	= "yield",
 	[PVPLE_MODE_PARK]	= "park",

@@ -130,12 +130,14 @@ struct pvple_vm {
 	struct xarray vcpus;		/* vcpu_idx -> struct pvple_vcpu */
 	char name[PVPLE_VM_NAME_LEN];
 	bool born;			/* created while the module was loaded */
+	int mode;			/* PVPLE_MODE_*, or -1: the mode= default */
 	int l3_mode;			/* l3_cache= at creation */
 	struct rcu_work free_work;
 };
 
 /* main.c: module parameters */
 extern int pvple_mode;
+extern const char * const pvple_mode_names[PVPLE_NR_MODES];
 extern unsigned int pvple_park_max_us;
 extern unsigned int pvple_park_hc_gap_us;
 extern int pvple_l3_mode;
@@ -151,6 +153,7 @@ void pvple_vm_destroyed(struct kvm *kvm);
 void pvple_count(struct pvple_vm *vm, enum pvple_stat stat);
 void pvple_count_n(struct pvple_vm *vm, enum pvple_stat stat, u64 n);
 void pvple_vm_count(struct kvm *kvm, enum pvple_stat stat);
+int pvple_vm_mode(struct pvple_vm *vm);
 void pvple_vm_wake_all(void);
 void pvple_vcpu_reset(struct kvm_vcpu *vcpu);
 int pvple_vm_init(void);

@@ -237,7 +237,7 @@ static void pvple_walk(struct kvm_vcpu *me, struct pvple_vm *vm,
 static long pvple_spin(struct kvm_vcpu *me, bool from_hc,
 		       bool yield_to_kernel_mode)
 {
-	struct pvple_spin_in in = { .mode = READ_ONCE(pvple_mode) };
+	struct pvple_spin_in in = { };
 	struct pvple_chain c = { };
 	struct kvm_vcpu *target = NULL;
 	struct pvple_vcpu *pv = NULL;
@@ -257,6 +257,7 @@ static long pvple_spin(struct kvm_vcpu *me, bool from_hc,
 		pv = pvple_vcpu_find(vm, me);
 	rcu_read_unlock();
 	pvple_count(vm, from_hc ? PVPLE_STAT_HC_PARK : PVPLE_STAT_PLE_EXITS);
+	in.mode = pvple_vm_mode(vm);
 
 	in.rec = pvple_read_record(me, pv, &rec);
 	if (in.rec == PVPLE_REC_OK) {

@@ -114,6 +114,18 @@ struct pvple_vm *pvple_vm_find(struct kvm *kvm)
 }
 
 /*
+ * The mode this VM's PLE exits and park calls get: its own, set through
+ * debugfs "mode", or the module's mode= for all others.  One load of a
+ * field of the VM's own state, on the PLE path.
+ */
+int pvple_vm_mode(struct pvple_vm *vm)
+{
+	int mode = vm ? READ_ONCE(vm->mode) : -1;
+
+	return mode >= 0 ? mode : READ_ONCE(pvple_mode);
+}
+
+/*
  * A VM's counters may be missing (their allocation failed at creation):
  * then only the global ones count, and untracked_vm_events says so.
  */
@@ -227,6 +239,7 @@ static struct pvple_vm *pvple_vm_alloc(struct kvm *kvm, gfp_t gfp)
 		return NULL;
 	}
 	vm->stats = pvple_stats_alloc(gfp);
+	vm->mode = -1;
 	vm->kvm = kvm;
 	xa_init(&vm->vcpus);
 	pvple_vm_name(vm, kvm);
@@ -427,13 +440,16 @@ static int pvple_vms_show(struct seq_file *m, void *unused)
 {
 	struct pvple_stats sum;
 	struct pvple_vm *vm;
+	int mode;
 
 	/* Under RCU, not pvple_vm_lock: a slow reader never delays a VM. */
 	rcu_read_lock();
 	list_for_each_entry_rcu(vm, &pvple_vm_list, lnode) {
 		struct pvple_stats __percpu *stats = READ_ONCE(vm->stats);
 
-		seq_printf(m, "%s ", vm->name);
+		mode = READ_ONCE(vm->mode);
+		seq_printf(m, "%s mode=%s ", vm->name,
+			   mode < 0 ? "default" : pvple_mode_names[mode]);
 		if (!stats) {
 			seq_puts(m, "counters=unavailable\n");
 			continue;
@@ -445,6 +461,53 @@ static int pvple_vms_show(struct seq_file *m, void *unused)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(pvple_vms);
+
+/*
+ * Per-VM mode, for operators: "<vm> <mode>" written to debugfs "mode",
+ * <vm> as the vms file names it (<pid>-<fd>), <mode> one of off, yield,
+ * park, auto, or "default" to follow mode= again.  Takes effect at the
+ * VM's next PLE exit; lives as long as the VM.  -ENOENT for no such VM.
+ */
+static ssize_t pvple_mode_write(struct file *file, const char __user *ubuf,
+				size_t len, loff_t *ppos)
+{
+	char buf[PVPLE_VM_NAME_LEN + 16], *name, *word;
+	struct pvple_vm *vm;
+	int mode, ret = -ENOENT;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	word = strim(buf);
+	name = strsep(&word, " \t");
+	if (!word || !*name)
+		return -EINVAL;
+	word = strim(word);
+	mode = sysfs_match_string(pvple_mode_names, word);
+	if (mode < 0) {
+		if (!sysfs_streq(word, "default"))
+			return -EINVAL;
+		mode = -1;
+	}
+	rcu_read_lock();
+	list_for_each_entry_rcu(vm, &pvple_vm_list, lnode) {
+		if (!strcmp(vm->name, name)) {
+			WRITE_ONCE(vm->mode, mode);
+			ret = 0;
+		}
+	}
+	rcu_read_unlock();
+	return ret ? ret : len;
+}
+
+static const struct file_operations pvple_mode_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = pvple_mode_write,
+	.llseek = noop_llseek,
+};
 
 int pvple_vm_init(void)
 {
@@ -461,6 +524,7 @@ int pvple_vm_init(void)
 	debugfs_create_file("global", 0444, pvple_debugfs, NULL,
 			    &pvple_global_fops);
 	debugfs_create_file("vms", 0444, pvple_debugfs, NULL, &pvple_vms_fops);
+	debugfs_create_file("mode", 0200, pvple_debugfs, NULL, &pvple_mode_fops);
 	return 0;
 }
 

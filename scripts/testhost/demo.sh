@@ -13,6 +13,8 @@ rc=$?
 echo
 sed -n '/^PVPLE-TEST demo/,/^PVPLE-EXIT/p' "$out/results.tap" | grep -v '^PVPLE-'
 echo
+sed -n '/^PVPLE-TEST pvple-stat/,/^PVPLE-EXIT/p' "$out/results.tap" | grep -v '^PVPLE-'
+echo
 if [ "$rc" != 0 ]; then
 	cat "$out.verdict"
 	die "the demo boot failed; logs in $out"

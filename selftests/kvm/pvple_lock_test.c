@@ -1042,6 +1042,62 @@ TEST_F_TIMEOUT(pvple, park_hypercall_storm_spares_other_vms,
 }
 
 /*
+ * Per-VM mode: VM A is set to "off" through debugfs, VM B follows the
+ * module's "auto".  Both run the same guest, a park hypercall loop behind
+ * a running vCPU: A's calls all get -KVM_EOPNOTSUPP (pvple off), none of
+ * B's do.  Unknown VMs and modes are refused; "default" restores.
+ */
+#define MODE_CALLS	200
+
+static void guest_mode_probe(u32 id)
+{
+	int i;
+
+	guest_register(id);
+	if (id == 1) {
+		pvple_guest_publish(&guest_areas[1], 0, PVPLE_ROLE_HOLDER);
+		for (i = 0; i < MODE_CALLS; i++)
+			guest_res[1][pvple_guest_park() == -KVM_EOPNOTSUPP]++;
+		WRITE_ONCE(guest_stop, 1);
+	} else {
+		while (!READ_ONCE(guest_stop))
+			asm volatile("" ::: "memory");
+	}
+	GUEST_DONE();
+}
+
+TEST_F_TIMEOUT(pvple, mode_per_vm, HARNESS_TIMEOUT_S)
+{
+	struct pvple_vcpu_thread ta[2], tb[2];
+	struct kvm_vm *a, *b;
+	u64 ra[2], rb[2];
+
+	if (unsupported(false))
+		SKIP(return, "%s", unsupported(false));
+	set_params("auto", "2000");
+	a = create_vm(2, guest_mode_probe, ta, -1);
+	b = create_vm(2, guest_mode_probe, tb, -1);
+	ASSERT_EQ(pvple_vm_set_mode(NULL, "0-0", "off"), -ENOENT);
+	ASSERT_EQ(pvple_vm_set_mode(a, NULL, "sometimes"), -EINVAL);
+	ASSERT_EQ(pvple_vm_set_mode(a, NULL, "off"), 0);
+	ASSERT_TRUE(pvple_vm_mode_is(a, "off"));
+	ASSERT_TRUE(pvple_vm_mode_is(b, "default"));
+	pvple_run_vcpus(ta, 2, TIMEOUT_S);
+	pvple_run_vcpus(tb, 2, TIMEOUT_S);
+	memcpy(ra, host_ptr(a, &guest_res[1][0]), sizeof(ra));
+	memcpy(rb, host_ptr(b, &guest_res[1][0]), sizeof(rb));
+	ksft_print_msg("VM A (off): %lu of %d calls refused; VM B: %lu\n",
+		       ra[1], MODE_CALLS, rb[1]);
+	ASSERT_EQ(ra[1], MODE_CALLS);
+	ASSERT_EQ(rb[1], 0);
+	ASSERT_EQ(rb[0], MODE_CALLS);
+	ASSERT_EQ(pvple_vm_set_mode(a, NULL, "default"), 0);
+	ASSERT_TRUE(pvple_vm_mode_is(a, "default"));
+	kvm_vm_free(a);
+	kvm_vm_free(b);
+}
+
+/*
  * Lifecycle.  INIT forgets the area, as it forgets steal time: vCPU 1
  * registers, vCPU 0 sends it an INIT IPI, and KVM_GET_MP_STATE makes KVM
  * take the INIT (kvm_apic_accept_events() -> kvm_vcpu_reset()).

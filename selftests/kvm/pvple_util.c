@@ -369,3 +369,35 @@ int pvple_trace_end(struct pvple_event *ev, int max)
 	fclose(f);
 	return n;
 }
+
+int pvple_vm_set_mode(struct kvm_vm *vm, const char *name, const char *mode)
+{
+	char line[96], self[32];
+	int fd, ret = 0;
+
+	if (vm)
+		snprintf(self, sizeof(self), "%d-%d", getpid(), vm->fd);
+	snprintf(line, sizeof(line), "%s %s", vm ? self : name, mode);
+	fd = open("/sys/kernel/debug/kvm-pvple/mode", O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, line, strlen(line)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+bool pvple_vm_mode_is(struct kvm_vm *vm, const char *mode)
+{
+	char want[96], line[4096];
+	bool found = false;
+	FILE *f = fopen("/sys/kernel/debug/kvm-pvple/vms", "r");
+
+	if (!f)
+		return false;
+	snprintf(want, sizeof(want), "%d-%d mode=%s ", getpid(), vm->fd, mode);
+	while (!found && fgets(line, sizeof(line), f))
+		found = !strncmp(line, want, strlen(want));
+	fclose(f);
+	return found;
+}

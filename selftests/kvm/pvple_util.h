@@ -109,6 +109,13 @@ bool pvple_fixture_loaded(void);
 /* True when the host intercepts PAUSE at all (PLE / pause filter on). */
 bool pvple_ple_enabled(void);
 
+/*
+ * Per-VM mode through debugfs "mode": @mode for @vm (or for the VM named
+ * @name when @vm is NULL); 0 or -errno.  pvple_vm_mode_is() reads it back.
+ */
+int pvple_vm_set_mode(struct kvm_vm *vm, const char *name, const char *mode);
+bool pvple_vm_mode_is(struct kvm_vm *vm, const char *mode);
+
 /* Reads this VM's line; false when the module does not track the VM. */
 bool pvple_vm_counts(struct kvm_vm *vm, struct pvple_counts *c);
 
