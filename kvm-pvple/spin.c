@@ -187,11 +187,23 @@ static void pvple_walk(struct kvm_vcpu *me, struct pvple_vm *vm,
 		 * has cleared it (:435-466).  So the head is who the queue
 		 * waits for, and if that is wrong the cost is bounded: at
 		 * most PVPLE_SPIN_MAX "spin" answers per record, or one
-		 * yield to the head.  (For i == 0 the head is the spinner,
-		 * and who holds the lock now is not known: stale.)
+		 * yield to the head.
+		 *
+		 * For i == 0 the spinner's own hint names a vCPU that waits
+		 * for the lock: with a handoff lock (a ticket lock) that is
+		 * the vCPU the lock was just handed to, which has not run to
+		 * see it -- the de facto holder, and the vCPU to yield to if
+		 * it is preempted; with qspinlock it released and queued
+		 * again behind the spinner, a one-shot yield or a few spins
+		 * lost.  Counted as chain_stale, acted on as the holder.
 		 */
 		if (hop == PVPLE_HOP_STALE && i) {
 			pvple_chain_head(vm, in, i);
+			return;
+		}
+		if (hop == PVPLE_HOP_STALE) {
+			pvple_count(vm, PVPLE_STAT_CHAIN_STALE);
+			in->end = PVPLE_CHAIN_HOLDER;
 			return;
 		}
 		if (hop != PVPLE_HOP_NEXT) {

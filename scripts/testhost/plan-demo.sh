@@ -1,7 +1,8 @@
 # Sourced by /init: the plan of "make demo".
 # pvple-stat, the operator's live view, watches the whole demo (stock KVM,
 # then kvm-pvple); its rows with PLE exits are printed after the demo.
-/pvple/bin/pvple-stat -b -d 1 >/tmp/pvple-stat.log 2>&1 &
+# Sampled every 0.25 s: the kvm-pvple run lasts about a second.
+/pvple/bin/pvple-stat -b -d 0.25 >/tmp/pvple-stat.log 2>&1 &
 stat=$!
 run_test demo 900 /pvple/bin/pvple_demo ${PVPLE_DEMO_ITERS:-2000}
 kill "$stat" 2>/dev/null

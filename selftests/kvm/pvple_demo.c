@@ -90,6 +90,24 @@ static void counter_row(const char *what, u64 value)
 	printf("  %-36s %12s %12lu\n", what, "-", (unsigned long)value);
 }
 
+/* Why PLE exits were left to stock: the non-zero reasons only. */
+static void stock_reasons(const struct pvple_counts *c)
+{
+	const struct { const char *what; u64 v; } r[] = {
+		{ "    record idle", c->rec_idle },
+		{ "    no record (unregistered)", c->rec_unregistered },
+		{ "    record malformed", c->rec_bad },
+		{ "    holder not known", c->rec_no_holder + c->chain_no_holder },
+		{ "    cycle", c->chain_cycle + c->rec_cycle },
+		{ "    holder runs, spun enough", c->spin_limit },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(r); i++)
+		if (r[i].v)
+			counter_row(r[i].what, r[i].v);
+}
+
 int main(int argc, char *argv[])
 {
 	const char *ko = getenv("PVPLE_KO");
@@ -118,8 +136,11 @@ int main(int argc, char *argv[])
 	counter_row("vCPUs registered", pvple.c.reg_ok);
 	counter_row("PLE exits", pvple.c.ple_exits);
 	counter_row("  directed yields to the lock owner", pvple.c.yield_ok);
+	counter_row("    to one handed it, not yet run", pvple.c.chain_stale);
 	counter_row("  parks", pvple.c.parks);
-	counter_row("  left to stock (no usable record)", pvple.c.stock);
+	counter_row("  back to the guest (holder runs)", pvple.c.spin);
+	counter_row("  left to stock", pvple.c.stock);
+	stock_reasons(&pvple.c);
 	counter_row("vCPU schedule-ins", pvple.c.sched_in);
 	return 0;
 }

@@ -581,7 +581,7 @@ TEST_F_TIMEOUT(pvple, chain_bad_hints_get_stock, HARNESS_TIMEOUT_S)
 	for (i = 0; i <= 11; i++)
 		ASSERT_EQ(r[i], i == 8 ? (u64)-KVM_EINVAL : PVPLE_PARK_RUNNING)
 			TH_LOG("case %d", i);
-	ASSERT_EQ(c.chain_stale, 1);
+	ASSERT_EQ(c.chain_stale, 1);	/* acted on as the holder: OUT, so stock */
 	ASSERT_EQ(c.chain_cross, 1);
 	ASSERT_EQ(c.chain_cycle, 2);
 	ASSERT_EQ(c.chain_absent, 1);
