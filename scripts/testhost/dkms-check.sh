@@ -9,12 +9,8 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 pvple_resolve_versions
-n=0 failed=0
-check() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then echo "ok $n dkms: $2"; else
-		echo "not ok $n dkms: $2"; failed=$((failed + 1)); fi
-}
+TAP_PREFIX=dkms
+. "$PVPLE_TOP/scripts/tap.sh"
 echo "TAP version 13"
 echo "1..6"
 if [ "${PVPLE_DKMS_CHECK:-1}" = 0 ] || [ "$(id -u)" != 0 ]; then
@@ -28,16 +24,16 @@ out=$BUILD/deb
 mkdir -p "$BUILD"
 deb=$(OUT=$out "$PVPLE_TOP/scripts/deb.sh" 2>"$out.err" | tail -n 1)
 [ -f "$deb" ] && ! grep -qE '^[EW]: ' "$out/lintian.txt"
-check $? "make deb builds $(basename "${deb:-kvm-pvple-dkms.deb}"), lintian finds nothing"
+tap_result $? "make deb builds $(basename "${deb:-kvm-pvple-dkms.deb}"), lintian finds nothing"
 sed 's/^/# /' "$out.err"
 
 dpkg -r kvm-pvple-dkms >/dev/null 2>&1
 dpkg -i "$deb" >"$out/install.log" 2>&1
-check $? "dpkg -i installs it (DKMS: $(dkms status kvm-pvple 2>/dev/null | tr '\n' ';'))"
+tap_result $? "dpkg -i installs it (DKMS: $(dkms status kvm-pvple 2>/dev/null | tr '\n' ';'))"
 
 dkms build -k "$KVER" "kvm-pvple/$ver" >"$out/dkms-build.log" 2>&1 ||
 	dkms status kvm-pvple | grep -q "$KVER.*built\|$KVER.*installed"
-check $? "DKMS builds kvm-pvple $ver for $KVER"
+tap_result $? "DKMS builds kvm-pvple $ver for $KVER"
 
 ko=$(find "/var/lib/dkms/kvm-pvple/$ver/$KVER" -name 'kvm-pvple.ko*' | head -n 1)
 mine=$PVPLE_TOP/kvm-pvple.ko
@@ -50,15 +46,15 @@ if [ -n "$ko" ] && [ -f "$mine" ]; then
 	[ "$(modinfo -F vermagic "$out/dkms.ko")" = "$(modinfo -F vermagic "$mine")" ]
 	same=$?
 fi
-check $same "the DKMS module is this tree's (version $ver, srcversion $(modinfo -F srcversion "$out/dkms.ko" 2>/dev/null))"
+tap_result $same "the DKMS module is this tree's (version $ver, srcversion $(modinfo -F srcversion "$out/dkms.ko" 2>/dev/null))"
 # The test host loads the module DKMS built.
 [ "$same" = 0 ] && cp "$out/dkms.ko" "$mine"
-check $? "the test host will load the DKMS-built module"
+tap_result $? "the test host will load the DKMS-built module"
 
 dpkg -r kvm-pvple-dkms >"$out/remove.log" 2>&1 &&
 	[ -z "$(dkms status kvm-pvple 2>/dev/null)" ] &&
 	[ ! -e "/usr/src/kvm-pvple-$ver" ] &&
 	dpkg -P kvm-pvple-dkms >>"$out/remove.log" 2>&1 &&
 	[ ! -e /etc/modprobe.d/kvm-pvple.conf ]
-check $? "dpkg -r leaves no DKMS tree and no source; purge, no conffile"
-[ "$failed" = 0 ]
+tap_result $? "dpkg -r leaves no DKMS tree and no source; purge, no conffile"
+[ "$tap_failed" = 0 ]

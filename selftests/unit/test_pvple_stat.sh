@@ -6,12 +6,8 @@ set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0 failed=0
-check() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then echo "ok $n pvple-stat: $2"; else
-		echo "not ok $n pvple-stat: $2"; failed=$((failed + 1)); fi
-}
+TAP_PREFIX=pvple-stat
+. "$top/scripts/tap.sh"
 echo "TAP version 13"
 echo "1..4"
 echo "1-5 mode=default ple_exits=100 hc_park=0 yield_ok=10 yield_holder=5 parks=2 wake_sched_in=1 spin=3 stock=4" >"$tmp/vms"
@@ -26,12 +22,12 @@ PVPLE_STAT_VMS=$tmp/vms PVPLE_STAT_MODE=$tmp/mode \
 wait
 row() { grep "^$1 " "$tmp/out" | awk '{ $1 = ""; print substr($0, 2) }'; }
 [ "$(row 1-5)" = "default 200 4 20 10 2 2 0 0 0 10" ]
-check $? "rates per second of one VM (PLE 400/2 s ... stock 20/2 s)"
+tap_result $? "rates per second of one VM (PLE 400/2 s ... stock 20/2 s)"
 [ "$(row 7-9)" = "off 20 0 0 0 0 0 0 0 0 20" ]
-check $? "a VM new in the interval counts from zero; each VM shows its mode"
+tap_result $? "a VM new in the interval counts from zero; each VM shows its mode"
 grep -q '^8-2 .*counters unavailable' "$tmp/out"
-check $? "a VM without counters is shown as such"
+tap_result $? "a VM without counters is shown as such"
 grep -q 'mode=auto' "$tmp/out"
-check $? "the module's mode is shown"
+tap_result $? "the module's mode is shown"
 cat "$tmp/out" | sed 's/^/# /'
-[ "$failed" = 0 ]
+[ "$tap_failed" = 0 ]

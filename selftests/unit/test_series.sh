@@ -6,23 +6,15 @@
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 series=$top/guest-pvlock
-n=0 failed=0
-check() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n series: $2"
-	else
-		echo "not ok $n series: $2"
-		failed=$((failed + 1))
-	fi
-}
+TAP_PREFIX=series
+. "$top/scripts/tap.sh"
 echo "TAP version 13"
 echo "1..4"
 
 listed=$(cat "$series/series" | tr '\n' ' ')
 found=$(cd "$series" && ls 0[0-9][0-9][1-9]-*.patch | tr '\n' ' ')
 [ "$listed" = "$found" ]
-check $? "series lists every patch, in order"
+tap_result $? "series lists every patch, in order"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -30,18 +22,18 @@ first=$(head -n1 "$series/series")
 sed -n '/^+++ b\/include\/uapi\/linux\/kvm_pvple.h/,/^-- $/p' "$series/$first" |
 	sed '1,/^@@/d; /^-- $/,$d; /^diff --git/,$d' | sed 's/^+//' >"$tmp/header"
 cmp -s "$tmp/header" "$top/include/uapi/linux/kvm_pvple.h"
-check $? "the series adds the same kvm_pvple.h as the module uses"
+tap_result $? "the series adds the same kvm_pvple.h as the module uses"
 
 bad=0
 while read -r p; do
 	grep -q '^Signed-off-by: ' "$series/$p" || bad=1
 done <"$series/series"
-check $bad "every patch is signed off"
+tap_result $bad "every patch is signed off"
 
 tarball=/usr/src/linux-source-6.12.tar.xz
 if [ ! -f "$tarball" ]; then
-	n=$((n + 1))
-	echo "ok $n series: applies to linux-source-6.12 # SKIP $tarball is not installed"
+	tap_n=$((tap_n + 1))
+	echo "ok $tap_n series: applies to linux-source-6.12 # SKIP $tarball is not installed"
 else
 	files=$(cat "$series"/0*.patch | sed -n 's|^--- a/||p' | sort -u)
 	mkdir "$tmp/src"
@@ -50,6 +42,6 @@ else
 	(cd "$tmp/src" && git init -q && git add -A &&
 	 git -c user.name=t -c user.email=t@t commit -qm base &&
 	 git -c user.name=t -c user.email=t@t am -q $(sed "s|^|$series/|" "$series/series"))
-	check $? "applies to linux-source-6.12 with git am"
+	tap_result $? "applies to linux-source-6.12 with git am"
 fi
-[ "$failed" = 0 ]
+[ "$tap_failed" = 0 ]
