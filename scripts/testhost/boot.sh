@@ -8,7 +8,8 @@
 # emulator signature).
 #
 # Environment: PVPLE_TIME_LIMIT (s, whole boot), PVPLE_STALL_LIMIT (s with
-# no console output), PVPLE_TCG_THREAD (single|multi), PVPLE_L1_SMP.
+# no console output), PVPLE_TCG_THREAD (single|multi), PVPLE_L1_SMP,
+# PVPLE_L0 / PVPLE_L0_QEMU (which QEMU, lib.sh).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 pvple_resolve_versions
@@ -29,10 +30,11 @@ initrd=$out/initramfs.cpio.gz
 
 args="console=ttyS0 panic=-1 rdinit=/init mitigations=off"
 args+=" sysctl.kernel.hung_task_timeout_secs=60 pvple.plan=$plan $*"
-log "booting L1 ($KVER, tcg thread=$thread, smp=$smp): $plan"
+log "booting L1 ($L1_KVER, tcg thread=$thread, smp=$smp," \
+    "$("$L0_QEMU" --version | sed -n '1s/.*version \([^ ]*\).*/QEMU \1/p')): $plan"
 start=$(date +%s)
 rm -f "$out/monitor.sock" "$out/stall.txt"
-qemu-system-x86_64 -accel tcg,thread="$thread" -cpu max -smp "$smp" -m 2G \
+"$L0_QEMU" -accel tcg,thread="$thread" -cpu max -smp "$smp" -m 2G \
 	-display none -nodefaults -no-reboot \
 	-monitor unix:"$out/monitor.sock",server=on,wait=off \
 	-serial file:"$out/console.raw" -serial file:"$out/results.raw" \

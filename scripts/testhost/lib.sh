@@ -29,6 +29,34 @@ pvple_resolve_versions() {
 	# must never pick up objects built from another.
 	BUILD=$WORK/build/$(printf '%s' "$PVPLE_TOP" | md5sum | cut -c1-8)
 	export KVER KSRC_VER KDIR KIMAGE KMODS WORK KSRC BUILD
+	# PVPLE_L1=debug: L1 boots the debug kernel of "make check-debug"
+	# (debug-kernel.sh), with KVM's modules and kvm-pvple built for it.
+	L1_KVER=$KVER KMOD_BASE=/ MODDIR=$PVPLE_TOP
+	if [ "${PVPLE_L1:-debian}" = debug ]; then
+		L1_KVER=$(cat "$WORK/debug/release" 2>/dev/null || echo none)
+		KIMAGE=$WORK/debug/bzImage
+		KMOD_BASE=$WORK/debug/modroot
+		MODDIR=$WORK/debug/mod
+	fi
+	export L1_KVER KMOD_BASE MODDIR
+	pvple_l0_qemu
+}
+
+# The emulator that runs L1 (L0's QEMU).  PVPLE_L0=built (the default) is
+# QEMU $PVPLE_QEMU_SERIES built from Debian's source by qemu.sh: before
+# 10.2, QEMU's nested SVM loses interrupts and L1 stops
+# (Documentation/testhost.rst).  PVPLE_L0=debian is the qemu-system-x86
+# package; PVPLE_L0_QEMU=PATH names any other binary.
+PVPLE_QEMU_SERIES=${PVPLE_QEMU_SERIES:-10.2}
+pvple_l0_qemu() {
+	if [ -n "${PVPLE_L0_QEMU:-}" ]; then
+		L0_QEMU=$PVPLE_L0_QEMU
+	elif [ "${PVPLE_L0:-built}" = debian ]; then
+		L0_QEMU=qemu-system-x86_64
+	else
+		L0_QEMU=$PVPLE_CACHE/qemu-$PVPLE_QEMU_SERIES/bin/qemu-system-x86_64
+	fi
+	export L0_QEMU
 }
 
 # pvple_l1_stopped VERDICT: true when a nested-guest boot failed because
@@ -37,4 +65,42 @@ pvple_resolve_versions() {
 pvple_l1_stopped() {
 	grep -q 'L1: hang\|L1: time-out\|did not finish' "$1" &&
 		! grep -q 'L1 kernel log:' "$1"
+}
+
+# pvple_guest_outcome RC VERDICT RESULTS-TAP: how one boot of nested Linux
+# guests ended (RC is boot.sh's status), one word:
+#   clean       every case passed
+#   l1-stopped  L1 stopped (hang, time-out), no kernel failure logged
+#   l2-vanished a guest exited mid-boot without a word (a triple fault
+#               under -no-reboot), no kernel failure anywhere
+#   failed      anything else: a test or kernel failure, never retried
+pvple_guest_outcome() {
+	local rc=$1 verdict=$2 tap=$3
+	if [ "$rc" = 0 ]; then
+		echo clean
+	elif [ ! -f "$tap" ] || grep -q 'L1 kernel log:' "$verdict"; then
+		echo failed
+	elif pvple_l1_stopped "$verdict"; then
+		echo l1-stopped
+	elif ! grep -q ': L2-END' "$tap" &&
+	     ! grep -Eq 'BUG|WARNING|Oops|stall|lockup' "$tap"; then
+		echo l2-vanished
+	else
+		echo failed
+	fi
+}
+
+# pvple_guest_boot CASE OUT: one L1 boot running the nested-Linux guest
+# case CASE of scripts/guest/l1-guest-test.sh ("make guest-check"), logs
+# in OUT/, boot.sh's verdict in OUT.verdict; returns boot.sh's status.
+# Multi-threaded TCG (nested Linux hangs under single-threaded TCG), L1
+# with one CPU, a heartbeat every 10 s, so 90 s of silence is a stop.
+pvple_guest_boot() {
+	PVPLE_L2=1 PVPLE_TCG_THREAD=${PVPLE_TCG_THREAD:-multi} \
+	PVPLE_L1_SMP=${PVPLE_L1_SMP:-1} \
+	PVPLE_TIME_LIMIT=${PVPLE_TIME_LIMIT:-1200} \
+	PVPLE_STALL_LIMIT=${PVPLE_STALL_LIMIT:-90} \
+		"$PVPLE_TOP/scripts/testhost/boot.sh" guest "$2" \
+		L2_SECS="${L2_SECS:-20}" GUEST_CASES="$1" \
+		${L2_PAUSE_RIPS:+L2_PAUSE_RIPS=1} >"$2.verdict" 2>&1
 }

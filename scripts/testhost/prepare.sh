@@ -14,6 +14,13 @@ PKGS=(busybox-static cpio kmod xz-utils make gcc libc6-dev
 BACKPORTS_SRC=/etc/apt/sources.list.d/pvple-bookworm-backports.sources
 QEMU_MIN=10.0
 BPO=(qemu-system-x86:$QEMU_MIN)
+# What qemu.sh needs to build the L0 QEMU (PVPLE_L0=built, the default).
+# Debian's qemu-system-x86 stays: its firmware, and L1's own VMM.
+if [ "${PVPLE_L0:-built}" = built ] && [ -z "${PVPLE_L0_QEMU:-}" ]; then
+	PKGS+=(ninja-build pkg-config python3-venv libglib2.0-dev
+	       libpixman-1-dev zlib1g-dev)
+	BPO+=(meson:1.5 python3-pycotap:1.1)
+fi
 for p in "$@"; do
 	case $p in
 	*:*) BPO+=("$p") ;;
@@ -61,9 +68,10 @@ if [ ${#missing[@]} -gt 0 ] || [ ${#bpo[@]} -gt 0 ]; then
 fi
 
 pvple_resolve_versions
-[ -f "$KIMAGE" ] || die "missing $KIMAGE"
+[ -f "/boot/vmlinuz-$KVER" ] || die "missing /boot/vmlinuz-$KVER"
 [ -d "$KDIR" ] || die "missing $KDIR (headers do not match the image)"
-log "kernel $KVER, source $KSRC_VER, $(qemu-system-x86_64 --version | head -n1)"
+"$PVPLE_TOP/scripts/testhost/qemu.sh" || die "could not build the L0 QEMU"
+log "kernel $KVER, source $KSRC_VER, L0: $("$L0_QEMU" --version | head -n1)"
 
 if [ ! -f "$KSRC/.pvple-headers-done" ]; then
 	log "unpacking linux-source-6.12 into $(dirname "$KSRC")"
