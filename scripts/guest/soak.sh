@@ -1,0 +1,85 @@
+#!/bin/bash
+# soak.sh BOOTS CONFIG...: the test host's stop rate under the
+# "make guest-check" workload, per configuration of the emulator.
+#
+# A CONFIG is NAME or NAME:VAR=VALUE[,VAR=VALUE...], the variables being
+# the test host's (lib.sh, boot.sh), e.g.
+#   scripts/guest/soak.sh 30 qemu-10.0:PVPLE_L0=debian qemu-10.2:PVPLE_L0=built
+# Each configuration gets BOOTS boots of L1; every boot runs one
+# guest-check case, the five cases in turn; the configurations alternate
+# boot by boot so that all of them see the same machine.  Each boot's end
+# is pvple_guest_outcome's word; a stopped L1 keeps its QEMU state
+# (stall-dump.sh) as OUT/NAME-I.stall.txt.  The last lines are a table: per
+# configuration, boots, clean, stops (L1 stopped or a guest vanished: the
+# emulator) and other failures, with the stop rate and its 95 % Wilson
+# score interval.  Documentation/testhost.rst holds the measured table.
+set -uo pipefail
+. "$(dirname "$0")/../testhost/lib.sh"
+boots=${1:?usage: soak.sh BOOTS CONFIG...}
+shift
+[ $# -ge 1 ] || die "usage: soak.sh BOOTS CONFIG..."
+# cfg_env CONFIG: exports the configuration's variables (in a subshell).
+cfg_env() {
+	local kv a
+	[ "$1" != "${1%%:*}" ] || return 0
+	IFS=, read -ra kv <<<"${1#*:}"
+	for a in "${kv[@]}"; do
+		export "${a?}"
+	done
+}
+# Each configuration's L0 QEMU must exist before the first boot.
+for cfg in "$@"; do
+	(cfg_env "$cfg" && "$PVPLE_TOP/scripts/testhost/prepare.sh") ||
+		die "prepare failed for $cfg"
+done
+pvple_resolve_versions
+"$PVPLE_TOP/scripts/testhost/build.sh" >/dev/null &&
+	"$PVPLE_TOP/scripts/guest/build.sh" >/dev/null &&
+	GUEST_STOCK=1 "$PVPLE_TOP/scripts/guest/build.sh" >/dev/null ||
+	die "build failed"
+
+out=$WORK/soak-guests/$(date +%Y%m%d-%H%M%S)
+mkdir -p "$out"
+cases=(patched no-module unpatched hotplug reload)
+log "soak: $boots boots per configuration, logs in $out"
+for i in $(seq 1 "$boots"); do
+	c=${cases[$(((i - 1) % ${#cases[@]}))]}
+	for cfg in "$@"; do
+		name=${cfg%%:*}
+		t0=$(date +%s)
+		(
+			cfg_env "$cfg"
+			pvple_resolve_versions
+			pvple_guest_boot "$c" "$out/boot"
+			pvple_guest_outcome $? "$out/boot.verdict" "$out/boot/results.tap"
+		) >"$out/outcome" 2>/dev/null
+		outcome=$(tail -n1 "$out/outcome")
+		dt=$(($(date +%s) - t0))
+		echo "$name $i $c $outcome $dt" | tee -a "$out/boots.txt"
+		if [ "$outcome" != clean ]; then
+			cp "$out/boot.verdict" "$out/$name-$i.verdict"
+			cp "$out/boot/console.log" "$out/$name-$i.console.log" 2>/dev/null
+			cp "$out/boot/results.tap" "$out/$name-$i.results.tap" 2>/dev/null
+			cp "$out/boot/stall.txt" "$out/$name-$i.stall.txt" 2>/dev/null
+		fi
+	done
+done
+
+# The table, in configuration order.
+printf '%s\n' "$@" | sed 's/:.*//' >"$out/order"
+awk -v order="$out/order" '
+{ n[$1]++; o[$1, $4]++; t[$1] += $5 }
+END {
+	printf "%-14s %5s %5s %5s %6s %5s  %-22s %s\n", "configuration",
+	       "boots", "clean", "stops", "(L2)", "fail", "stop rate (95% CI)", "s/boot"
+	while ((getline c < order) > 0) {
+		s = o[c, "l1-stopped"] + o[c, "l2-vanished"]
+		z = 1.96; p = s / n[c]; d = 1 + z * z / n[c]
+		mid = (p + z * z / (2 * n[c])) / d
+		half = z * sqrt(p * (1 - p) / n[c] + z * z / (4 * n[c] * n[c])) / d
+		printf "%-14s %5d %5d %5d %6s %5d  %4.1f %% (%4.1f-%4.1f %%)   %d\n",
+		       c, n[c], o[c, "clean"], s, "(" o[c, "l2-vanished"] + 0 ")",
+		       o[c, "failed"], 100 * p, 100 * (mid - half),
+		       100 * (mid + half), t[c] / n[c]
+	}
+}' "$out/boots.txt" | tee "$out/table.txt"
