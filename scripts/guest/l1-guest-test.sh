@@ -7,7 +7,9 @@
 #   4 patched guest, CPU offline/online: unregistered and registered again
 #   5 patched guest, module unloaded and reloaded mid-run: counters resume
 # Every guest must finish, with locktorture reporting no failure and the
-# guest kernel no BUG, WARNING, stall or lockup.
+# guest kernel no BUG, WARNING, stall or lockup.  L2_TORTURE picks
+# locktorture's lock (spin_lock; spin_lock_irq keeps the guest's
+# interrupts off while it spins: the emulator experiment of testhost.rst).
 . "$(dirname "$0")/l1-lib.sh"
 secs=${L2_SECS:-20}
 cases=${GUEST_CASES:-patched no-module unpatched hotplug reload}
@@ -30,7 +32,7 @@ run_l2() {
 	: >"/tmp/$name.counts"
 	[ -n "${L2_PAUSE_RIPS:-}" ] && pause_rips_start
 	l2_start "$log" "$kernel" host,-xsave "l2.secs=$secs $extra \
-locktorture.torture_type=spin_lock locktorture.nwriters_stress=8 \
+locktorture.torture_type=${L2_TORTURE:-spin_lock} locktorture.nwriters_stress=8 \
 locktorture.stutter=0 locktorture.stat_interval=5" -smp 4
 	t=0
 	while kill -0 "$qpid" 2>/dev/null; do

@@ -4,13 +4,17 @@
 #   N passed, N failed, N skipped
 # A boot may be retried once, and only when its failure matches a
 # documented emulator signature; the retry is reported.
+# "make check-debug" (PVPLE_L1=debug): the same selftests in an L1 that
+# runs the debug kernel of debug-kernel.sh (lockdep, KASAN, atomic-sleep
+# checking) instead of Debian's; any report of theirs fails the run.  The
+# unit tests and the DKMS check do not depend on L1's kernel: not repeated.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 t0=$(date +%s)
 "$PVPLE_TOP/scripts/testhost/prepare.sh" || die "prepare failed"
 pvple_resolve_versions
-out=${PVPLE_OUT:-$WORK/check}
+out=${PVPLE_OUT:-$WORK/check${PVPLE_L1:+-$PVPLE_L1}}
 mkdir -p "$out"
 
 total_pass=0 total_fail=0 total_skip=0
@@ -29,6 +33,21 @@ if ! "$PVPLE_TOP/scripts/testhost/build.sh"; then
 	exit 1
 fi
 
+debug=
+if [ "${PVPLE_L1:-debian}" = debug ]; then
+	debug=1
+	if ! "$PVPLE_TOP/scripts/testhost/debug-kernel.sh"; then
+		log "debug kernel build failed"
+		echo "0 passed, 1 failed, 0 skipped"
+		exit 1
+	fi
+	pvple_resolve_versions
+	# KASAN and lockdep slow L1 down under TCG several-fold.
+	export PVPLE_TIME_LIMIT=${PVPLE_TIME_LIMIT:-5400}
+	export PVPLE_STALL_LIMIT=${PVPLE_STALL_LIMIT:-600}
+fi
+
+[ -n "$debug" ] || {
 log "unit tests (userspace) and checkpatch --strict"
 unit_rc=0
 make -s -C "$PVPLE_TOP/selftests/unit" KSRC="$KSRC" OUTPUT="$BUILD/unit" run \
@@ -47,10 +66,11 @@ log "the Debian package and DKMS (the operator's path)"
 "$PVPLE_TOP/scripts/testhost/tapcount.sh" "$out/dkms.tap" >"$out/dkms.verdict"
 cat "$out/dkms.verdict"
 add_counts "$out/dkms.verdict"
+}
 
 log "nested test host"
 for attempt in 1 2; do
-	"$PVPLE_TOP/scripts/testhost/boot.sh" check "$out/l1" ${PVPLE_BOOT_ARGS:-} \
+	"$PVPLE_TOP/scripts/testhost/boot.sh" "${PVPLE_PLAN:-check}" "$out/l1" ${PVPLE_BOOT_ARGS:-} \
 		>"$out/l1.verdict"
 	rc=$?
 	cat "$out/l1.verdict"
@@ -61,6 +81,16 @@ for attempt in 1 2; do
 	mv "$out/l1" "$out/l1-attempt1"
 done
 add_counts "$out/l1.verdict"
+# A debug kernel whose checkers did not start would pass for nothing.
+if [ -n "$debug" ]; then
+	for want in 'KernelAddressSanitizer initialized' \
+		    'Lock dependency validator' 'RCU lockdep checking is enabled'; do
+		if ! grep -q "$want" "$out/l1/console.log"; then
+			echo "  L1: not ok - the debug kernel never said \"$want\""
+			total_fail=$((total_fail + 1))
+		fi
+	done
+fi
 
 log "done in $(($(date +%s) - t0))s; logs in $out"
 echo "$total_pass passed, $total_fail failed, $total_skip skipped"

@@ -9,7 +9,7 @@ set -u
 console=$1 results=$2
 
 # Any of these in the L1 kernel log fails the run, whatever the tests said.
-KERNEL_FAIL='WARNING:|BUG:|Oops|general protection fault|Kernel panic|kernel BUG at|blocked for more than [0-9]+ seconds|rcu: INFO:|self-detected stall|detected stalls|soft lockup|hard LOCKUP|UBSAN:|KASAN:'
+KERNEL_FAIL='WARNING:|BUG:|Oops|general protection fault|Kernel panic|kernel BUG at|blocked for more than [0-9]+ seconds|rcu: INFO:|self-detected stall|detected stalls|soft lockup|hard LOCKUP|UBSAN:|KASAN:|ODEBUG:|INFO: trying to register non-static key'
 # Documented emulator fault (Documentation/testhost.rst): multi-threaded TCG
 # can leave a stale int3 after kernel text patching.  Only these exact sites
 # were proven to be the emulator; any other int3 oops is a real failure.

@@ -102,5 +102,6 @@ pvple_guest_boot() {
 	PVPLE_STALL_LIMIT=${PVPLE_STALL_LIMIT:-90} \
 		"$PVPLE_TOP/scripts/testhost/boot.sh" guest "$2" \
 		L2_SECS="${L2_SECS:-20}" GUEST_CASES="$1" \
+		${L2_TORTURE:+L2_TORTURE=$L2_TORTURE} \
 		${L2_PAUSE_RIPS:+L2_PAUSE_RIPS=1} >"$2.verdict" 2>&1
 }

@@ -29,11 +29,12 @@ done
 ln -sf "$(readlink -f "$libgcc")" "$root/lib/x86_64-linux-gnu/libgcc_s.so.1" 2>/dev/null || true
 cp "${bins[@]}" "$root/pvple/bin/"
 
-# kvm-amd and everything it needs, decompressed, in load order.
+# kvm-amd and everything it needs, decompressed, in load order: Debian's,
+# or the debug kernel's (PVPLE_L1=debug, lib.sh).
 kmod_order=()
 add_kmod() {
 	local name=$1 dep
-	for dep in $(modinfo -k "$KVER" -F depends "$name" | tr ',' ' '); do
+	for dep in $(modinfo -b "$KMOD_BASE" -k "$L1_KVER" -F depends "$name" | tr ',' ' '); do
 		add_kmod "$dep"
 	done
 	[[ " ${kmod_order[*]} " == *" $name "* ]] || kmod_order+=("$name")
@@ -41,7 +42,7 @@ add_kmod() {
 add_kmod kvm-amd
 : >"$root/pvple/kmod/order"
 for m in "${kmod_order[@]}"; do
-	f=$(modinfo -k "$KVER" -F filename "$m")
+	f=$(modinfo -b "$KMOD_BASE" -k "$L1_KVER" -F filename "$m")
 	case $f in
 	*.xz) xz -dc "$f" ;;
 	*.zst) zstd -dqc "$f" ;;
@@ -50,7 +51,7 @@ for m in "${kmod_order[@]}"; do
 	echo "$m" >>"$root/pvple/kmod/order"
 done
 
-cp "$PVPLE_TOP/kvm-pvple.ko" "$PVPLE_TOP"/selftests/fixture/*.ko \
+cp "$MODDIR/kvm-pvple.ko" "$MODDIR"/selftests/fixture/*.ko \
 	"$root/pvple/ko/"
 # Nested Linux guests (PVPLE_L2=1): QEMU itself, its libraries and
 # firmware, the guest kernels and the guest initramfs.
