@@ -1,0 +1,60 @@
+#!/bin/bash
+# Unit tests of pvple_guest_outcome (scripts/testhost/lib.sh): how one boot
+# of nested Linux guests ended, which decides what "make guest-check"
+# retries, reports as skipped (the emulator stopped) or fails.  TAP output.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/scripts/testhost/lib.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0 failed=0
+
+tap_end='# patched: L2-END
+ok 1 patched guest with kvm-pvple'
+tap_cut='# patched: [    3.1] smpboot: CPU0: AMD'
+stall='  L1 kernel log:
+    [  300.1] rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:
+    [  363.2] rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:'
+
+# case NAME WANT RC VERDICT [RESULTS-TAP, or - for none]
+case_() {
+	local name=$1 want=$2 rc=$3 got
+	printf '%s\n' "$4" >"$tmp/verdict"
+	rm -f "$tmp/tap"
+	[ "${5--}" = - ] || printf '%s\n' "$5" >"$tmp/tap"
+	got=$(pvple_guest_outcome "$rc" "$tmp/verdict" "$tmp/tap")
+	n=$((n + 1))
+	if [ "$got" = "$want" ]; then
+		echo "ok $n outcome: $name"
+	else
+		echo "not ok $n outcome: $name (got '$got', want '$want')"
+		failed=$((failed + 1))
+	fi
+}
+
+echo "TAP version 13"
+echo "1..10"
+case_ "a clean boot" clean 0 "pvple-counts: 1 0 0" "$tap_end"
+case_ "silent L1" l1-stopped 1 "  L1: hang: no L1 console output for 90s
+  L1: did not finish its plan (crash, hang or time-out)" "$tap_cut"
+case_ "L1 time-out" l1-stopped 1 "  L1: time-out: L1 ran longer than 1200s" "$tap_cut"
+case_ "a CPU stopped, RCU stall reports only" l1-stopped 1 \
+	"  L1: hang: an L1 CPU stopped (RCU stall reported 3 times, its NMI never answered)
+$stall
+pvple-counts: 0 1 0" "$tap_cut"
+case_ "RCU stall reports without the stopped-CPU verdict" failed 1 \
+	"  L1: hang: no L1 console output for 90s
+$stall" "$tap_cut"
+case_ "a CPU stopped, and a WARNING" failed 1 \
+	"  L1: hang: an L1 CPU stopped (RCU stall reported 3 times, its NMI never answered)
+$stall
+    [  301.0] WARNING: CPU: 1 PID: 7 at kvm-pvple/park.c:10 x+0x1/0x2" "$tap_cut"
+case_ "a guest vanished without a word" l2-vanished 1 \
+	"  guest: not ok 1 patched guest with kvm-pvple" "$tap_cut"
+case_ "a guest that died with a BUG" failed 1 \
+	"  guest: not ok 1 patched guest with kvm-pvple" "$tap_cut
+# patched: [    9.0] BUG: kernel NULL pointer dereference"
+case_ "a test failure after the guest ended" failed 1 \
+	"  guest: not ok 1 patched guest with kvm-pvple" "$tap_end"
+case_ "no boot to judge" failed 1 "  L1: hang: no L1 console output for 90s" -
+[ "$failed" = 0 ]
