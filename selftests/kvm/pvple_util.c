@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -122,20 +123,21 @@ bool pvple_vm_counts(struct kvm_vm *vm, struct pvple_counts *c)
 	return found;
 }
 
-u64 pvple_thread_nivcsw(pid_t tid)
+/*
+ * The calling thread's involuntary context switches.  One getrusage()
+ * rather than reading /proc/self/task/N/status: the reads bracket every
+ * KVM_RUN, and a preemption inside them counts as one outside KVM's
+ * vcpu_load()..vcpu_put() window.  Opening, formatting and reading that
+ * file took long enough under a KASAN and lockdep kernel (make
+ * check-debug) to be preempted there, and sched_in_observed failed by
+ * one switch.
+ */
+u64 pvple_thread_nivcsw(void)
 {
-	char path[64], line[256];
-	u64 v = 0;
-	FILE *f;
+	struct rusage ru;
 
-	snprintf(path, sizeof(path), "/proc/self/task/%d/status", tid);
-	f = fopen(path, "r");
-	TEST_ASSERT(f, "open %s", path);
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "nonvoluntary_ctxt_switches: %lu", &v) == 1)
-			break;
-	fclose(f);
-	return v;
+	TEST_ASSERT(!getrusage(RUSAGE_THREAD, &ru), "getrusage(RUSAGE_THREAD)");
+	return ru.ru_nivcsw;
 }
 
 static u64 thread_cpu_ns(void)
@@ -166,12 +168,12 @@ static void *vcpu_thread(void *arg)
 			    "pin vCPU %u to CPU %d", t->vcpu->id, t->cpu);
 	}
 	for (;;) {
-		u64 before = pvple_thread_nivcsw(t->tid);
+		u64 before = pvple_thread_nivcsw();
 		int r;
 
 		/* Not vcpu_run(): it retries on EINTR, and EINTR is our kick. */
 		r = __vcpu_run(t->vcpu);
-		t->nivcsw += pvple_thread_nivcsw(t->tid) - before;
+		t->nivcsw += pvple_thread_nivcsw() - before;
 		t->runs++;
 		if (r && errno == EINTR) {
 			vcpu_regs_get(t->vcpu, &regs);

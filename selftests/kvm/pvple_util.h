@@ -151,7 +151,7 @@ static inline void pvple_run_vcpus(struct pvple_vcpu_thread *t, int n,
 	pvple_wait_vcpus(t, n, timeout_s);
 }
 
-/* Involuntary context switches of a thread so far, from /proc. */
-u64 pvple_thread_nivcsw(pid_t tid);
+/* Involuntary context switches of the calling thread so far. */
+u64 pvple_thread_nivcsw(void);
 
 #endif
