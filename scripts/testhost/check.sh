@@ -45,6 +45,10 @@ if [ "${PVPLE_L1:-debian}" = debug ]; then
 	# KASAN and lockdep slow L1 down under TCG several-fold.
 	export PVPLE_TIME_LIMIT=${PVPLE_TIME_LIMIT:-5400}
 	export PVPLE_STALL_LIMIT=${PVPLE_STALL_LIMIT:-600}
+	# The fuzz test's million operations take ~100 s on Debian's
+	# kernel but 571-603 s here, against its 600 s budget: it failed
+	# once on a busy machine (952,580 done).  A third of them, here.
+	PVPLE_BOOT_ARGS="${PVPLE_BOOT_ARGS:-} PVPLE_FUZZ_OPS=${PVPLE_DEBUG_FUZZ_OPS:-300000}"
 fi
 
 [ -n "$debug" ] || {
