@@ -5,9 +5,10 @@
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/scripts/testhost/lib.sh"
+TAP_PREFIX=outcome
+. "$top/scripts/tap.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0 failed=0
 
 tap_end='# patched: L2-END
 ok 1 patched guest with kvm-pvple'
@@ -23,13 +24,8 @@ case_() {
 	rm -f "$tmp/tap"
 	[ "${5--}" = - ] || printf '%s\n' "$5" >"$tmp/tap"
 	got=$(pvple_guest_outcome "$rc" "$tmp/verdict" "$tmp/tap")
-	n=$((n + 1))
-	if [ "$got" = "$want" ]; then
-		echo "ok $n outcome: $name"
-	else
-		echo "not ok $n outcome: $name (got '$got', want '$want')"
-		failed=$((failed + 1))
-	fi
+	[ "$got" = "$want" ]
+	tap_result $? "$name${got:+ (got '$got', want '$want')}"
 }
 
 echo "TAP version 13"
@@ -57,4 +53,4 @@ case_ "a guest that died with a BUG" failed 1 \
 case_ "a test failure after the guest ended" failed 1 \
 	"  guest: not ok 1 patched guest with kvm-pvple" "$tap_end"
 case_ "no boot to judge" failed 1 "  L1: hang: no L1 console output for 90s" -
-[ "$failed" = 0 ]
+[ "$tap_failed" = 0 ]
