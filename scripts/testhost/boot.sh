@@ -29,7 +29,7 @@ initrd=$out/initramfs.cpio.gz
 "$PVPLE_TOP/scripts/testhost/mkinitramfs.sh" "$initrd"
 
 args="console=ttyS0 panic=-1 rdinit=/init mitigations=off"
-args+=" sysctl.kernel.hung_task_timeout_secs=60 pvple.plan=$plan $*"
+args+=" sysctl.kernel.hung_task_timeout_secs=60 ${L1_ARGS:-} pvple.plan=$plan $*"
 log "booting L1 ($L1_KVER, tcg thread=$thread, smp=$smp," \
     "$("$L0_QEMU" --version | sed -n '1s/.*version \([^ ]*\).*/QEMU \1/p')): $plan"
 start=$(date +%s)

@@ -31,14 +31,29 @@ pvple_resolve_versions() {
 	export KVER KSRC_VER KDIR KIMAGE KMODS WORK KSRC BUILD
 	# PVPLE_L1=debug: L1 boots the debug kernel of "make check-debug"
 	# (debug-kernel.sh), with KVM's modules and kvm-pvple built for it.
-	L1_KVER=$KVER KMOD_BASE=/ MODDIR=$PVPLE_TOP
+	L1_KVER=$KVER KMOD_BASE=/ MODDIR=$PVPLE_TOP L1_ARGS=
 	if [ "${PVPLE_L1:-debian}" = debug ]; then
 		L1_KVER=$(cat "$WORK/debug/release" 2>/dev/null || echo none)
 		KIMAGE=$WORK/debug/bzImage
 		KMOD_BASE=$WORK/debug/modroot
 		MODDIR=$WORK/debug/mod
+		# no5lvl: 4-level paging, or KASAN cries wolf at boot.  With
+		# LA57 on (QEMU's "max" CPU has it), pgtable_l5_enabled() is
+		# cpu_feature_enabled(X86_FEATURE_LA57) (asm/pgtable_64_types.h:37),
+		# read from boot_cpu_data until alternatives are patched
+		# (cpu/common.c:2483).  identify_cpu() zeroes those bits
+		# (cpu/common.c:1899) with interrupts already on
+		# (init/main.c:1002 before :1042).  An interrupt in that window
+		# sees __VIRTUAL_MASK_SHIFT 47 (asm/page_64_types.h:57), so
+		# KASAN_SHADOW_START (asm/kasan.h:15) moves and every
+		# direct-map address has no shadow (mm/kasan/kasan.h:331):
+		# "BUG: KASAN: wild-memory-access in do_raw_spin_lock" from
+		# handle_edge_irq, which also switches lockdep off.  Seen once
+		# in CI (selfcheck lockdep case).  no5lvl clears LA57 for good
+		# (cpu/common.c:1732), so the bit reads the same throughout.
+		L1_ARGS=no5lvl
 	fi
-	export L1_KVER KMOD_BASE MODDIR
+	export L1_KVER KMOD_BASE MODDIR L1_ARGS
 	pvple_l0_qemu
 }
 
