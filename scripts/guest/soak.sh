@@ -77,9 +77,11 @@ END {
 		z = 1.96; p = s / n[c]; d = 1 + z * z / n[c]
 		mid = (p + z * z / (2 * n[c])) / d
 		half = z * sqrt(p * (1 - p) / n[c] + z * z / (4 * n[c] * n[c])) / d
+		# At p = 0 the lower bound is 0 exactly; rounding made "-0.0".
+		lo = mid - half < 0 ? 0 : mid - half
 		printf "%-14s %5d %5d %5d %6s %5d  %4.1f %% (%4.1f-%4.1f %%)   %d\n",
 		       c, n[c], o[c, "clean"], s, "(" o[c, "l2-vanished"] + 0 ")",
-		       o[c, "failed"], 100 * p, 100 * (mid - half),
+		       o[c, "failed"], 100 * p, 100 * lo,
 		       100 * (mid + half), t[c] / n[c]
 	}
 }' "$out/boots.txt" | tee "$out/table.txt"
