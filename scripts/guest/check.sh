@@ -36,6 +36,7 @@ for c in ${GUEST_CASES:-patched no-module unpatched hotplug reload}; do
 		grep -E 'L1:|not ok|exited with' "$out.verdict" "$out/results.tap" |
 			sed 's/^/  /' | head -n 5
 		[ -f "$out/stall.txt" ] && cp "$out/stall.txt" "$out.stall-$attempt.txt"
+		[ -f "$out/reset.txt" ] && cp "$out/reset.txt" "$out.reset-$attempt.txt"
 	done
 	grep -E '^  (guest|L1)' "$out.verdict"
 	grep '^# ' "$out/results.tap" 2>/dev/null |

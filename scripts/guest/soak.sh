@@ -9,10 +9,11 @@
 # guest-check case, the five cases in turn; the configurations alternate
 # boot by boot so that all of them see the same machine.  Each boot's end
 # is pvple_guest_outcome's word; a stopped L1 keeps its QEMU state
-# (stall-dump.sh) as OUT/NAME-I.stall.txt.  The last lines are a table: per
-# configuration, boots, clean, stops (L1 stopped or a guest vanished: the
-# emulator) and other failures, with the stop rate and its 95 % Wilson
-# score interval.  Documentation/testhost.rst holds the measured table.
+# (stall-dump.sh) as OUT/NAME-I.stall.txt, and one that reset before its
+# end its registers (reset-watch.py) as OUT/NAME-I.reset.txt.  The last
+# lines are a table: per configuration, boots, clean, stops (L1 stopped
+# or a guest vanished: the emulator) and other failures, with the stop
+# rate and its 95 % Wilson score interval.  Documentation/testhost.rst holds the measured table.
 set -uo pipefail
 . "$(dirname "$0")/../testhost/lib.sh"
 boots=${1:?usage: soak.sh BOOTS CONFIG...}
@@ -61,6 +62,8 @@ for i in $(seq 1 "$boots"); do
 			cp "$out/boot/console.log" "$out/$name-$i.console.log" 2>/dev/null
 			cp "$out/boot/results.tap" "$out/$name-$i.results.tap" 2>/dev/null
 			cp "$out/boot/stall.txt" "$out/$name-$i.stall.txt" 2>/dev/null
+			cp "$out/boot/reset.txt" "$out/$name-$i.reset.txt" 2>/dev/null
+			cp "$out/boot/qemu.log" "$out/$name-$i.qemu.log" 2>/dev/null
 		fi
 	done
 done

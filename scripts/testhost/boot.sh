@@ -34,12 +34,15 @@ log "booting L1 ($L1_KVER, tcg thread=$thread, smp=$smp," \
     "$("$L0_QEMU" --version | sed -n '1s/.*version \([^ ]*\).*/QEMU \1/p')): $plan"
 start=$(date +%s)
 rm -f "$out/monitor.sock" "$out/stall.txt"
+pvple_l0_watch "$out"
 "$L0_QEMU" -accel tcg,thread="$thread" -cpu max -smp "$smp" -m 2G \
-	-display none -nodefaults -no-reboot \
+	-display none -nodefaults "${L0_WATCH[@]}" \
 	-monitor unix:"$out/monitor.sock",server=on,wait=off \
 	-serial file:"$out/console.raw" -serial file:"$out/results.raw" \
 	-kernel "$KIMAGE" -initrd "$initrd" -append "$args" &
 qpid=$!
+pvple_reset_watch "$qpid" "$out" "$out/results.raw"
+wpid=$!
 
 # An L1 CPU that stopped while the other goes on: the other keeps the
 # console alive (RCU stall reports every 63 s), so silence never comes.
@@ -76,10 +79,16 @@ while kill -0 "$qpid" 2>/dev/null; do
 	fi
 done
 wait "$qpid" 2>/dev/null || true
+wait "$wpid" 2>/dev/null || true
 tr -d '\r' <"$out/console.raw" >"$out/console.log"
 tr -d '\r' <"$out/results.raw" >"$out/results.tap"
 log "L1 finished in $(($(date +%s) - start))s${verdict:+ ($verdict)}"
 [ -z "$verdict" ] || echo "  L1: $verdict (QEMU's state: $out/stall.txt)"
+if [ -s "$out/reset.txt" ]; then
+	echo "  L1: reset before the end of its plan$(grep -q 'Triple fault' \
+		"$out/qemu.log" 2>/dev/null && echo ', a triple fault')" \
+		"(QEMU's state: $out/reset.txt)"
+fi
 
 set +e
 "$PVPLE_TOP/scripts/testhost/classify.sh" "$out/console.log" "$out/results.tap"

@@ -74,6 +74,25 @@ pvple_l0_qemu() {
 	export L0_QEMU
 }
 
+# pvple_l0_watch DIR: sets L0_WATCH, the L0 QEMU arguments that keep the
+# evidence of a reset.  A reset (L1's "reboot -f" when its plan ends, a
+# panic with panic=-1, a triple fault) pauses QEMU with L1's registers
+# intact, where -no-reboot would end it; "-d cpu_reset" logs "Triple
+# fault" when that is the cause (target/i386/tcg/excp_helper.c:62 in
+# QEMU 10.2).  pvple_reset_watch QEMU-PID DIR RESULTS starts
+# reset-watch.py, which keeps QEMU's view of the vCPUs in DIR/reset.txt if
+# RESULTS lacks "PVPLE-END" (L1 had not finished), then quits QEMU.
+pvple_l0_watch() {
+	rm -f "$1/qmp.sock" "$1/reset.txt" "$1/qemu.log"
+	L0_WATCH=(-action "reboot=shutdown,shutdown=pause"
+		  -qmp "unix:$1/qmp.sock,server=on,wait=off"
+		  -d "cpu_reset,guest_errors" -D "$1/qemu.log")
+}
+pvple_reset_watch() {
+	/usr/bin/python3 "$PVPLE_TOP/scripts/testhost/reset-watch.py" "$1" \
+		"$2/qmp.sock" "$3" "$2/reset.txt" &
+}
+
 # pvple_l1_stopped VERDICT: true when a nested-guest boot failed because
 # L1 stopped (hang or time-out under multi-threaded TCG) and L1 logged no
 # kernel failure: an emulator failure, which the callers retry.  The one
@@ -81,7 +100,7 @@ pvple_l0_qemu() {
 # RCU stall reports, when boot.sh saw that CPU ignore the NMI (its "an
 # L1 CPU stopped" verdict, Documentation/testhost.rst).
 pvple_l1_stopped() {
-	grep -q 'L1: hang\|L1: time-out\|did not finish' "$1" || return 1
+	grep -q 'L1: hang\|L1: time-out\|L1: reset\|did not finish' "$1" || return 1
 	grep -q 'L1 kernel log:' "$1" || return 0
 	grep -q 'L1: hang: an L1 CPU stopped' "$1" &&
 		! sed -n '/L1 kernel log:/,/^[^ ]/p' "$1" | grep '^    ' |

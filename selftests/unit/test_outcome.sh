@@ -29,7 +29,7 @@ case_() {
 }
 
 echo "TAP version 13"
-echo "1..10"
+echo "1..12"
 case_ "a clean boot" clean 0 "pvple-counts: 1 0 0" "$tap_end"
 case_ "silent L1" l1-stopped 1 "  L1: hang: no L1 console output for 90s
   L1: did not finish its plan (crash, hang or time-out)" "$tap_cut"
@@ -52,5 +52,12 @@ case_ "a guest that died with a BUG" failed 1 \
 # patched: [    9.0] BUG: kernel NULL pointer dereference"
 case_ "a test failure after the guest ended" failed 1 \
 	"  guest: not ok 1 patched guest with kvm-pvple" "$tap_end"
+case_ "L1 reset without a word" l1-stopped 1 \
+	"  L1: reset before the end of its plan, a triple fault (QEMU's state: x/reset.txt)
+  L1: did not finish its plan (crash, hang or time-out)" "$tap_cut"
+case_ "L1 reset after a panic" failed 1 \
+	"  L1: reset before the end of its plan (QEMU's state: x/reset.txt)
+  L1 kernel log:
+    [   40.2] Kernel panic - not syncing: Fatal exception" "$tap_cut"
 case_ "no boot to judge" failed 1 "  L1: hang: no L1 console output for 90s" -
 [ "$tap_failed" = 0 ]
