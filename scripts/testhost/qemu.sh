@@ -12,6 +12,12 @@
 # and builds x86_64-softmmu alone, TCG only, no docs, no display, no
 # network backends.  The source is checked for the fix before building.
 #
+# qemu-10.2.patch makes TCG's SVM honour the VMCB's PAUSE filter count
+# and threshold and advertise PauseFilter and PFThreshold (CPUID
+# 0x8000000A EDX), so that kvm_amd enables and adapts its PLE window as on
+# hardware (Documentation/testhost.rst, "The pause filter").  The cached
+# binary is keyed on the patch: a changed patch builds again.
+#
 # PVPLE_QEMU_SERIES=10.0 builds Debian's QEMU 10.0 source (bookworm-
 # backports, the version Debian's binary is) with qemu-10.0.patch, our
 # two-line fix of that race alone: the experiment that names the cause
@@ -26,7 +32,11 @@ set -euo pipefail
 series=$PVPLE_QEMU_SERIES
 dest=$PVPLE_CACHE/qemu-$series
 bin=$dest/bin/qemu-system-x86_64
-if [ -x "$bin" ] && "$bin" --version >/dev/null 2>&1; then
+patch=$PVPLE_TOP/scripts/testhost/qemu-$series.patch
+want=none
+[ ! -f "$patch" ] || want=$(sha256sum <"$patch" | cut -c1-16)
+if [ -x "$bin" ] && "$bin" --version >/dev/null 2>&1 &&
+   [ "$(cat "$dest/bin/patch-sum" 2>/dev/null)" = "$want" ]; then
 	exit 0
 fi
 
@@ -35,7 +45,6 @@ case $series in
 10.0) suite=bookworm-backports ;;
 *) suite=sid ;;
 esac
-patch=$PVPLE_TOP/scripts/testhost/qemu-$series.patch
 apt_dir=$PVPLE_CACHE/apt-$suite
 mkdir -p "$apt_dir/lists/partial" "$dest/src"
 echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]" \
@@ -99,6 +108,7 @@ ninja -j"$PVPLE_JOBS" qemu-system-x86_64 >"$dest/build.log" 2>&1 ||
 mkdir -p "$dest/bin"
 cp qemu-system-x86_64 "$bin.new"
 mv "$bin.new" "$bin"
+echo "$want" >"$dest/bin/patch-sum"
 cd "$dest/src"
 rm -rf tree
 log "$("$bin" --version | head -n1) built in $(($(date +%s) - t0))s: $bin"
