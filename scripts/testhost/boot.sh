@@ -9,7 +9,8 @@
 #
 # Environment: PVPLE_TIME_LIMIT (s, whole boot), PVPLE_STALL_LIMIT (s with
 # no console output), PVPLE_TCG_THREAD (single|multi), PVPLE_L1_SMP,
-# PVPLE_L0 / PVPLE_L0_QEMU (which QEMU, lib.sh).
+# PVPLE_L0 / PVPLE_L0_QEMU (which QEMU, lib.sh), PVPLE_PAUSE (filter|every,
+# below), PVPLE_L1_ARGS (more L1 kernel arguments, e.g. no5lvl).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 pvple_resolve_versions
@@ -22,6 +23,18 @@ stall=${PVPLE_STALL_LIMIT:-180}
 # text patching, and this module patches text (ftrace) by design.
 thread=${PVPLE_TCG_THREAD:-single}
 smp=${PVPLE_L1_SMP:-2}
+# The pause mode (Documentation/testhost.rst, "The pause filter"):
+#   filter  (default) the L0 QEMU's pause filter counts as AMD's does, and
+#           kvm_amd runs its adaptive PLE window with a threshold scaled to
+#           the emulator (pvple.ple_thresh=auto, measured by L1's /init)
+#   every   the filter is hidden from L1 and the test fixture makes kvm_amd
+#           intercept PAUSE anyway: every PAUSE exits, so counts are exact
+pause=${PVPLE_PAUSE:-filter}
+case $pause in
+filter) cpu=max pause_args="pvple.fixture=0 pvple.ple_thresh=${PVPLE_PLE_THRESH:-auto}" ;;
+every) cpu=max,-pause-filter,-pfthreshold pause_args=pvple.fixture=1 ;;
+*) die "PVPLE_PAUSE=$pause: filter or every" ;;
+esac
 
 mkdir -p "$out"
 rm -f "$out"/console.* "$out"/results.*
@@ -29,13 +42,14 @@ initrd=$out/initramfs.cpio.gz
 "$PVPLE_TOP/scripts/testhost/mkinitramfs.sh" "$initrd"
 
 args="console=ttyS0 panic=-1 rdinit=/init mitigations=off"
-args+=" sysctl.kernel.hung_task_timeout_secs=60 ${L1_ARGS:-} pvple.plan=$plan $*"
-log "booting L1 ($L1_KVER, tcg thread=$thread, smp=$smp," \
+args+=" sysctl.kernel.hung_task_timeout_secs=60 ${L1_ARGS:-} $pause_args"
+args+=" ${PVPLE_L1_ARGS:-} pvple.plan=$plan $*"
+log "booting L1 ($L1_KVER, tcg thread=$thread, smp=$smp, pause=$pause," \
     "$("$L0_QEMU" --version | sed -n '1s/.*version \([^ ]*\).*/QEMU \1/p')): $plan"
 start=$(date +%s)
 rm -f "$out/monitor.sock" "$out/stall.txt"
 pvple_l0_watch "$out"
-"$L0_QEMU" -accel tcg,thread="$thread" -cpu max -smp "$smp" -m 2G \
+"$L0_QEMU" -accel tcg,thread="$thread" -cpu "$cpu" -smp "$smp" -m 2G \
 	-display none -nodefaults "${L0_WATCH[@]}" \
 	-monitor unix:"$out/monitor.sock",server=on,wait=off \
 	-serial file:"$out/console.raw" -serial file:"$out/results.raw" \

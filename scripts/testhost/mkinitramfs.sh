@@ -19,7 +19,7 @@ done
 # Shared libraries of every program we ship, plus libgcc_s, which glibc
 # loads at run time for pthread_cancel().
 bins=("$BUILD"/selftests/pvple/*_test "$BUILD"/selftests/pvple/pvple_demo \
-      "$BUILD"/selftests/pvple/pvple_bench)
+      "$BUILD"/selftests/pvple/pvple_bench "$BUILD"/selftests/pvple/pvple_pause_cycles)
 libs=$(ldd "${bins[@]}" 2>/dev/null | grep -o '/[^ ]*\.so[^ ]*' | sort -u)
 libgcc=$(gcc -print-file-name=libgcc_s.so.1)
 for lib in $libs $(readlink -f "$libgcc"); do

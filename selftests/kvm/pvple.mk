@@ -6,7 +6,15 @@ PVPLE_BINS := $(addprefix $(OUTPUT)/pvple/,$(PVPLE_TESTS))
 PVPLE_COMMON := $(OUTPUT)/pvple/pvple_util.o
 PVPLE_CFLAGS := -I$(PVPLE_DIR) -I$(PVPLE_DIR)/../../include
 
-pvple-all: $(PVPLE_BINS)
+# A plain program, without the selftest library (whose constructor needs
+# kvm.ko loaded): the test host runs it before KVM loads.
+PVPLE_TOOLS := $(OUTPUT)/pvple/pvple_pause_cycles
+
+pvple-all: $(PVPLE_BINS) $(PVPLE_TOOLS)
+
+$(PVPLE_TOOLS): $(OUTPUT)/pvple/%: $(PVPLE_DIR)/%.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -Wall $< -o $@
 
 $(OUTPUT)/pvple/%.o: $(PVPLE_DIR)/%.c $(PVPLE_DIR)/pvple_util.h $(GEN_HDRS)
 	@mkdir -p $(@D)

@@ -43,7 +43,7 @@ bool pvple_fixture_loaded(void)
 	return !access("/sys/module/pvple_pause_fixture", F_OK);
 }
 
-static long read_long(const char *path)
+long pvple_read_long(const char *path)
 {
 	long v = -1;
 	FILE *f = fopen(path, "r");
@@ -58,8 +58,8 @@ static long read_long(const char *path)
 
 bool pvple_ple_enabled(void)
 {
-	return read_long("/sys/module/kvm_amd/parameters/pause_filter_count") > 0 ||
-	       read_long("/sys/module/kvm_intel/parameters/ple_gap") > 0;
+	return pvple_read_long("/sys/module/kvm_amd/parameters/pause_filter_count") > 0 ||
+	       pvple_read_long("/sys/module/kvm_intel/parameters/ple_gap") > 0;
 }
 
 /* Fields of a line are "name=value", separated by blanks. */
@@ -290,6 +290,29 @@ static const char *tracefs(void)
 {
 	return access("/sys/kernel/tracing/trace", F_OK) ?
 	       "/sys/kernel/debug/tracing" : "/sys/kernel/tracing";
+}
+
+void pvple_trace_event(const char *event, bool on)
+{
+	char path[160];
+
+	if (on) {
+		snprintf(path, sizeof(path), "%s/trace", tracefs());
+		write_file(path, "");
+	}
+	snprintf(path, sizeof(path), "%s/events/%s/enable", tracefs(), event);
+	write_file(path, on ? "1" : "0");
+}
+
+FILE *pvple_trace_open(void)
+{
+	char path[160];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/trace", tracefs());
+	f = fopen(path, "r");
+	TEST_ASSERT(f, "open %s", path);
+	return f;
 }
 
 static bool trace_decide;

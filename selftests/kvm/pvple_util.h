@@ -108,6 +108,14 @@ void pvple_module_set(const char *ko, bool on, const char *params);
 bool pvple_fixture_loaded(void);
 /* True when the host intercepts PAUSE at all (PLE / pause filter on). */
 bool pvple_ple_enabled(void);
+/* The number in a sysfs file (a module parameter), or -1. */
+long pvple_read_long(const char *path);
+/*
+ * Any tracepoint, "SYSTEM/EVENT": on (clearing the buffer first) or off;
+ * pvple_trace_open() opens the buffer for reading (fclose when done).
+ */
+void pvple_trace_event(const char *event, bool on);
+FILE *pvple_trace_open(void);
 
 /*
  * Per-VM mode through debugfs "mode": @mode for @vm (or for the VM named
