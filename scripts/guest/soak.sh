@@ -1,6 +1,9 @@
 #!/bin/bash
 # soak.sh BOOTS CONFIG...: the test host's stop rate under the
 # "make guest-check" workload, per configuration of the emulator.
+# SOAK_LOAD=bench runs the Linux-guest benchmark's load instead: L1 with
+# two CPUs, perf in L1, the 4-vCPU lock guest beside the 2-vCPU hog guest,
+# one round of SOAK_BENCH_CONFIGS (default anchor,pvple) per boot.
 #
 # A CONFIG is NAME or NAME:VAR=VALUE[,VAR=VALUE...], the variables being
 # the test host's (lib.sh, boot.sh), e.g.
@@ -42,7 +45,29 @@ pvple_resolve_versions
 out=$WORK/soak-guests/$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"
 cases=(patched no-module unpatched hotplug reload)
-log "soak: $boots boots per configuration, logs in $out"
+load=${SOAK_LOAD:-guest-check}
+if [ "$load" = bench ]; then
+	cases=(bench)
+	for v in stock gyield; do
+		GUEST_VARIANT=$v "$PVPLE_TOP/scripts/guest/build.sh" >/dev/null ||
+			die "build failed"
+	done
+fi
+# soak_boot CASE OUT: one boot of the chosen load; prints its outcome.
+soak_boot() {
+	if [ "$load" != bench ]; then
+		pvple_guest_boot "$1" "$2"
+		pvple_guest_outcome $? "$2.verdict" "$2/results.tap"
+		return
+	fi
+	PVPLE_L2=1 PVPLE_PERF=1 PVPLE_TCG_THREAD=${PVPLE_TCG_THREAD:-multi} \
+	PVPLE_L1_SMP=${PVPLE_L1_SMP:-2} PVPLE_TIME_LIMIT=${PVPLE_TIME_LIMIT:-1200} \
+	PVPLE_STALL_LIMIT=${PVPLE_STALL_LIMIT:-90} \
+		"$PVPLE_TOP/scripts/testhost/boot.sh" guestbench "$2" GB_ROUNDS=1 \
+		GB_CONFIGS="${SOAK_BENCH_CONFIGS:-anchor,pvple}" >"$2.verdict" 2>&1
+	pvple_bench_outcome $? "$2.verdict" "$2/results.tap"
+}
+log "soak ($load): $boots boots per configuration, logs in $out"
 for i in $(seq 1 "$boots"); do
 	c=${cases[$(((i - 1) % ${#cases[@]}))]}
 	for cfg in "$@"; do
@@ -51,8 +76,7 @@ for i in $(seq 1 "$boots"); do
 		(
 			cfg_env "$cfg"
 			pvple_resolve_versions
-			pvple_guest_boot "$c" "$out/boot"
-			pvple_guest_outcome $? "$out/boot.verdict" "$out/boot/results.tap"
+			soak_boot "$c" "$out/boot"
 		) >"$out/outcome" 2>/dev/null
 		outcome=$(tail -n1 "$out/outcome")
 		dt=$(($(date +%s) - t0))

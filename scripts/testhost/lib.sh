@@ -132,6 +132,21 @@ pvple_guest_outcome() {
 	fi
 }
 
+# pvple_bench_outcome RC VERDICT RESULTS-TAP: the same words for one boot
+# of the Linux-guest benchmark, whose guests print no L2-END: a run that
+# the bench skipped because its guest stopped before /init is l2-vanished.
+pvple_bench_outcome() {
+	local rc=$1 verdict=$2 tap=$3
+	if [ "$rc" = 0 ] && [ -f "$tap" ] &&
+	   ! grep -q '# SKIP emulator' "$tap"; then
+		echo clean
+	elif [ "$rc" = 0 ]; then
+		echo l2-vanished
+	else
+		pvple_guest_outcome "$rc" "$verdict" "$tap" | sed 's/^l2-vanished$/failed/'
+	fi
+}
+
 # pvple_guest_boot CASE OUT: one L1 boot running the nested-Linux guest
 # case CASE of scripts/guest/l1-guest-test.sh ("make guest-check"), logs
 # in OUT/, boot.sh's verdict in OUT.verdict; returns boot.sh's status.
