@@ -1,185 +1,333 @@
 #!/bin/bash
-# guests-table.sh RESULTS [PLOTDIR]: the Linux-guest benchmark's table from
-# the "# cfg=C round=R wl=W value=V k=v ..." lines of
-# scripts/guest/l1-guests-bench.sh (any other line is ignored).  With
-# PLOTDIR, also writes PLOTDIR/*.dat and, where gnuplot is installed,
-# PLOTDIR/guests-time.png (median with min-max per configuration and
-# workload) and PLOTDIR/guests-acted.png (what became of the PLE exits).
+# guests-table.sh RESULTS [PLOTDIR]: the Linux-guest benchmark's table
+# from the lines of scripts/guest/l1-guests-bench.sh (any other line is
+# ignored), with the statistics of scripts/guest/gb-stats.awk.
 #
-# Speed ratios "A/B" are A's speed over B's: time(B)/time(A) for hackbench,
-# value(A)/value(B) for the throughputs; above 1 means A is faster.  They
-# are ratios of medians.  Reading is in Documentation/results.rst.
+# Tier B ("# cfg=C block=B wl=W value=V k=v ..." lines; "round=" of older
+# results is read as the block): per workload and configuration the
+# median, min-max and n, then, paired within each block, the speed ratio
+# to the anchor: speed is 1/time for hackbench, the figure itself for the
+# throughputs, so above 1 is faster.  Per block b the log ratio
+# ln(speed(C, b) / speed(anchor, b)); over the blocks their mean, whose
+# exponential is the geometric mean of the ratios, with a 95 % confidence
+# interval (Student t on the logs), the number of blocks and how many of
+# them were above 1.  anchor2/anchor, the anchor against its own copy,
+# is the A/A row: the noise.  A ratio is told apart from 1 ("beyond the
+# A/A noise") only where |ln ratio| exceeds the A/A interval's half-width
+# (in logs); else it is "inside the noise".  The co-runner's rate beside
+# each configuration is paired the same way against its rate beside the
+# anchor.  "x fair" is the speed as a fraction of the fair-share limit:
+# with C CPUs, V lock vCPUs and H co-runner vCPUs the lock guest gets
+# C*V/(V+H) CPUs overcommitted, against min(U, C) undercommitted (U:
+# under's vCPUs), so the limit is under's speed * C*V/(V+H) / min(U, C),
+# paired with under in the same block; 1.0 is the ceiling of any fix of
+# lock-holder preemption.
+#
+# Steal: "# steal cfg=C block=B wl=W frac=F" lines (scripts/guest/
+# steal-rec.sh, L0's steal over that workload) drop a run whose F exceeds
+# GB_STEAL_MAX (0.05: 5 % of L0's CPU time taken by its own hypervisor);
+# the drops are counted and named.
+#
+# With PLOTDIR, also writes PLOTDIR/*.dat and, where gnuplot is
+# installed, PLOTDIR/guests-time.png (median with min-max per
+# configuration and workload), PLOTDIR/guests-ratio.png (the paired
+# ratios with their CIs, a line at 1) and PLOTDIR/guests-acted.png (what
+# became of the PLE exits).  Reading is in Documentation/results.rst.
 set -euo pipefail
 in=$1 plots=${2:-}
+lib=$(dirname "$0")/gb-stats.awk
+[ -z "$plots" ] || mkdir -p "$plots"
 
-awk -v plots="$plots" '
-function med(arr, n,    i, j, t, a) {
-	for (i = 1; i <= n; i++) a[i] = arr[i]
-	for (i = 2; i <= n; i++)
-		for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
-			t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
-		}
-	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
-# speed of configuration a relative to b for workload w (ratio of medians)
-function speed(w, a, b) {
-	if (!((w, a) in m) || !((w, b) in m) || m[w, a] == 0 || m[w, b] == 0)
-		return "-"
-	return sprintf("%.2f", lower[w] ? m[w, b] / m[w, a] : m[w, a] / m[w, b])
-}
-# one goal line: at least (atleast=1) or at most the bound
-function goal(text, g, bound, atleast,    verdict) {
-	verdict = "-"
-	if (g != "-")
-		verdict = (atleast ? (g + 0 >= bound) : (g + 0 <= bound)) ? "met" : "NOT met"
-	printf "  %s %5s  %s\n", text, g, verdict
-}
-$1 == "#" && $2 ~ /^cfg=/ && $3 ~ /^round=/ {
+awk -v plots="$plots" -v stealmax="${GB_STEAL_MAX:-0.05}" "$(cat "$lib")"'
+# kv(FROM): the "k=v" fields from FROM on, in kv[].
+function kvs(from,    i, p) {
 	delete kv
-	for (i = 2; i <= NF; i++) {
-		p = index($i, "="); kv[substr($i, 1, p - 1)] = substr($i, p + 1)
+	for (i = from; i <= NF; i++) {
+		p = index($i, "=")
+		if (p) kv[substr($i, 1, p - 1)] = substr($i, p + 1)
 	}
-	c = kv["cfg"]; w = kv["wl"]
-	if (kv["value"] !~ /^[0-9.]+$/)
-		next
-	k = ++n[w, c]
-	v[w, c, k] = kv["value"] + 0
-	rnd[w, c, k] = kv["round"] + 0
-	if (kv["round"] + 0 > rounds) rounds = kv["round"] + 0
-	for (f in kv) if (kv[f] ~ /^[0-9]+$/) tot[w, c, f] += kv[f]
-	if (kv["ple"] ~ /^[0-9]+$/) hasple[w, c] = 1
-	if (!(w in wseen)) { wseen[w] = 1; wl[++nw] = w }
+}
+# pair(SP, W, A, B): the per-block logs of SP[W, A, b] / SP[W, B, b] over
+# the blocks that have both, into gb_ci; returns their number.
+function pair(sp, w, a, b,    i, bl, k, x) {
+	k = 0
+	for (i = 1; i <= nb[w]; i++) {
+		bl = blk[w, i]
+		if (((w, a, bl) in sp) && ((w, b, bl) in sp))
+			x[++k] = log(sp[w, a, bl] / sp[w, b, bl])
+	}
+	return gb_ci(x, k)
+}
+# ratio(W, A, B): "G [LO, HI]" of the speed ratio A/B, or "-".
+function ratio(w, a, b) {
+	return pair(speed, w, a, b) ? gb_fmt(gb_m, gb_h) : "-"
+}
+# one goal line from a paired ratio: at least (atleast=1) or at most BOUND
+function goal(text, w, a, b, bound, atleast,    g, verdict, r) {
+	verdict = "-"; r = "-"
+	if (pair(speed, w, a, b)) {
+		g = exp(gb_m); r = gb_fmt(gb_m, gb_h)
+		verdict = (atleast ? (g >= bound) : (g <= bound)) ? "met" : "NOT met"
+		if (!(w in aah) || aah[w] < 0)
+			verdict = verdict " (no A/A interval)"
+		else if (!aa_ok(w, gb_m))
+			verdict = verdict " (inside the noise)"
+	}
+	printf "  %s %-22s  %s\n", text, r, verdict
+}
+# num(X): a figure, to two decimals below 10000, whole above
+function num(x) {
+	return x < 10000 ? sprintf("%.2f", x) : sprintf("%.0f", x)
+}
+# aa_ok(W, M): a log ratio M beyond the A/A half-width of workload W
+function aa_ok(w, m) {
+	return (w in aah) && aah[w] >= 0 && (m < 0 ? -m : m) > aah[w]
+}
+$1 != "#" { next }
+$2 == "gb-setup" {
+	kvs(3)
+	C = kv["cpus"]; V = kv["vcpus"]; H = kv["hogs"]; U = kv["under"]
+	next
+}
+# Older results: only the human header.
+$2 == "guests-bench:" && !C {
+	if (match($0, /[0-9]+-vCPU lock guest/)) V = substr($0, RSTART, RLENGTH) + 0
+	if (match($0, /[0-9]+-vCPU co-runner/)) H = substr($0, RSTART, RLENGTH) + 0
+	if (match($0, /[0-9]+ vCPUs undercommitted/)) U = substr($0, RSTART, RLENGTH) + 0
+	if (match($0, /[0-9]+ host CPUs/)) C = substr($0, RSTART, RLENGTH) + 0
+	next
+}
+$2 == "steal" {
+	kvs(3)
+	steal[kv["cfg"], kv["block"], kv["wl"]] = kv["frac"]
+	next
+}
+$2 ~ /^cfg=/ && $3 ~ /^(round|block)=/ {
+	kvs(2)
+	R++
+	rc[R] = kv["cfg"]; rw[R] = kv["wl"]; rv[R] = kv["value"]
+	rb[R] = ("block" in kv) ? kv["block"] : kv["round"]
+	rh[R] = ("hograte" in kv) ? kv["hograte"] : "none"
+	for (f in kv)
+		if (kv[f] ~ /^[0-9]+$/) rk[R, f] = kv[f]
+	rple[R] = kv["ple"] ~ /^[0-9]+$/
+	next
 }
 END {
-	split("under ple anchor gyield pvple series", order, " ")
+	split("under underpv ple anchor anchor2 gyield pvple series", order, " ")
+	no = 8
 	label["under"] = "undercommitted reference"
+	label["underpv"] = "undercommitted, guest-pvlock + kvm-pvple"
 	label["ple"] = "unpatched, nopvspin (PLE alone)"
-	label["anchor"] = "unpatched, pvqspinlock (anchor)"
+	label["anchor"] = "unpatched, pvqspinlock: the anchor"
+	label["anchor2"] = "the anchor again: the A/A arm"
 	label["gyield"] = "unpatched + guest-only yield"
-	label["pvple"] = "guest-pvlock + kvm-pvple"
+	label["pvple"] = "guest-pvlock + kvm-pvple: the product"
 	label["series"] = "guest-pvlock, no module"
 	unit["hackbench"] = "s"; lower["hackbench"] = 1
 	unit["dbench"] = "MB/s"; unit["locktorture"] = "writes/s"
-	for (j = 1; j <= nw; j++) {
-		w = wl[j]
-		for (o = 1; o <= 6; o++) {
-			c = order[o]
-			if (!n[w, c]) continue
-			delete a
-			lo = hi = v[w, c, 1]
-			for (k = 1; k <= n[w, c]; k++) {
-				a[k] = v[w, c, k]
-				if (a[k] < lo) lo = a[k]
-				if (a[k] > hi) hi = a[k]
-			}
-			m[w, c] = med(a, n[w, c]); mn[w, c] = lo; mx[w, c] = hi
+
+	# Steal first: a dropped run is no run.
+	for (r = 1; r <= R; r++) {
+		if (!((rc[r], rb[r], rw[r]) in steal)) {
+			nosteal++
+			continue
+		}
+		s = steal[rc[r], rb[r], rw[r]] + 0
+		nsteal++
+		if (s > maxsteal) maxsteal = s
+		if (s > stealmax + 0) {
+			dropped[r] = 1; ndrop++
+			droplist = droplist sprintf(" %s/%s/block %s (%.1f %%)", rw[r], rc[r], rb[r], 100 * s)
 		}
 	}
-	printf "%-21s %-39s %3s %10s %21s %9s\n", "workload", "configuration", "n",
-	       "median", "min-max", "x under"
-	for (j = 1; j <= nw; j++) {
-		w = wl[j]
-		for (o = 1; o <= 6; o++) {
-			c = order[o]
-			if (!n[w, c]) continue
-			xu = "-"
-			if (((w, "under") in m) && m[w, "under"] > 0 && m[w, c] > 0)
-				xu = sprintf("%.2f", lower[w] ? m[w, c] / m[w, "under"] : m[w, "under"] / m[w, c])
-			printf "%-21s %-39s %3d %10.2f %10.2f-%-10.2f %9s\n",
-			       w " " unit[w], c ": " label[c], n[w, c], m[w, c],
-			       mn[w, c], mx[w, c], xu
-		}
+	split("ple hcpark acted yield park spin stock idle dy_ok halts nostock holder nohold", cf, " ")
+	for (r = 1; r <= R; r++) {
+		if (dropped[r] || rv[r] !~ /^[0-9.]+$/ || rv[r] + 0 <= 0)
+			continue
+		w = rw[r]; c = rc[r]; b = rb[r]
+		if ((w, c, b) in speed)
+			continue
+		if (!(w in wseen)) { wseen[w] = 1; wl[++nw] = w }
+		if (!((w, b) in bseen)) { bseen[w, b] = 1; blk[w, ++nb[w]] = b }
+		k = ++n[w, c]
+		v[w, c, k] = rv[r] + 0
+		speed[w, c, b] = lower[w] ? 1 / rv[r] : rv[r]
+		if (rh[r] ~ /^[0-9.]+$/ && rh[r] + 0 > 0)
+			hog[w, c, b] = rh[r] + 0
+		for (i in cf)
+			if ((r, cf[i]) in rk) tot[w, c, cf[i]] += rk[r, cf[i]]
+		if (rple[r]) hasple[w, c] = 1
 	}
-	print ""
-	print "speed ratios (ratio of medians; above 1: the first is faster)"
-	printf "%-16s", "ratio"
-	for (j = 1; j <= nw; j++) printf " %12s", wl[j]
-	print ""
-	split("pvple/anchor pvple/gyield pvple/ple pvple/under series/anchor gyield/anchor anchor/ple", rows, " ")
-	for (r = 1; r <= 7; r++) {
-		split(rows[r], ab, "/")
-		printf "%-16s", rows[r]
-		for (j = 1; j <= nw; j++) printf " %12s", speed(wl[j], ab[1], ab[2])
+
+	if (R) {
+		if (C && V && H && U) {
+			share = C * V / (V + H); ucpus = U < C ? U : C
+			printf "fair share: %d CPUs, %d lock vCPUs beside %d co-runner vCPUs: the lock guest gets %.2f CPUs, against %d undercommitted\n",
+			       C, V, H, share, ucpus
+		} else
+			print "fair share: the setup line is missing, not computed"
+		if (nsteal)
+			printf "L0 steal over each timed workload: %d runs recorded, at most %.1f %%; %d dropped above %.1f %%%s\n",
+			       nsteal, 100 * maxsteal, ndrop, 100 * stealmax, ndrop ? ":" droplist : ""
+		if (nosteal)
+			printf "L0 steal not recorded for %d runs (kept)\n", nosteal
 		print ""
-	}
-	# The anchor against itself: medians of the first and second half of
-	# the rounds, the noise floor of the speed ratios above.
-	printf "%-16s", "anchor 1st/2nd"
-	for (j = 1; j <= nw; j++) {
-		w = wl[j]; delete h1; delete h2; n1 = n2 = 0
-		for (k = 1; k <= n[w, "anchor"]; k++)
-			if (rnd[w, "anchor", k] <= rounds / 2) h1[++n1] = v[w, "anchor", k]
-			else h2[++n2] = v[w, "anchor", k]
-		if (!n1 || !n2) { printf " %12s", "-"; continue }
-		a1 = med(h1, n1); a2 = med(h2, n2)
-		printf " %12.2f", lower[w] ? a2 / a1 : a1 / a2
-	}
-	print ""
-	print ""
-	print "per run, over the workload only: PLE exits and park hypercalls, and"
-	print "what kvm-pvple did with them (acted: yields tried and parks)"
-	print "(non-stock: acted or spin; to-holder: successful yields to the holder;"
-	print " no-holder: stock because no record named the holder)"
-	printf "%-12s %-7s %8s %7s %7s %8s %8s %8s %8s %8s %9s %8s %9s %9s %9s\n", "workload", "config",
-	       "PLE/run", "hc/run", "acted", "yields", "parks", "spin", "stock", "idle-rec",
-	       "PVyield-ok", "halts", "non-stock", "to-holder", "no-holder"
-	for (j = 1; j <= nw; j++) {
-		w = wl[j]
-		for (o = 1; o <= 6; o++) {
-			c = order[o]
-			if (!n[w, c]) continue
-			k = n[w, c]
-			ple = hasple[w, c] ? sprintf("%.0f", tot[w, c, "ple"] / k) : "-"
-			hc = hasple[w, c] ? sprintf("%.0f", tot[w, c, "hcpark"] / k) : "-"
-			ev = tot[w, c, "ple"] + tot[w, c, "hcpark"]
-			acted = nonstock = "-"
-			if (hasple[w, c] && ev) {
-				acted = sprintf("%.1f%%", 100 * tot[w, c, "acted"] / ev)
-				nonstock = sprintf("%.1f%%", 100 * tot[w, c, "nostock"] / ev)
+		# The A/A half-width of each workload, for the claim gate.
+		for (j = 1; j <= nw; j++)
+			if (pair(speed, wl[j], "anchor2", "anchor"))
+				aah[wl[j]] = gb_h
+		printf "%-21s %-8s %3s %10s %21s  %-24s %5s  %-9s %6s\n", "workload", "config", "n",
+		       "median", "min-max", "vs anchor [95 % CI]", ">1", "co/anchor", "x fair"
+		for (j = 1; j <= nw; j++) {
+			w = wl[j]
+			for (o = 1; o <= no; o++) {
+				c = order[o]
+				if (!n[w, c]) continue
+				delete a
+				lo = hi = v[w, c, 1]
+				for (k = 1; k <= n[w, c]; k++) {
+					a[k] = v[w, c, k]
+					if (a[k] < lo) lo = a[k]
+					if (a[k] > hi) hi = a[k]
+				}
+				m[w, c] = gb_med(a, n[w, c]); mn[w, c] = lo; mx[w, c] = hi
+				vs = "-"; signs = "-"
+				if (c == "anchor")
+					vs = "1 (the reference)"
+				else if ((k = pair(speed, w, c, "anchor"))) {
+					vs = gb_fmt(gb_m, gb_h); signs = gb_pos "/" k
+				}
+				co = "-"
+				if (c == "anchor")
+					co = pair(hog, w, c, c) ? "1" : "-"
+				else if (pair(hog, w, c, "anchor"))
+					co = sprintf("%.3f", exp(gb_m))
+				fair = "-"
+				if (share && c != "under" && c != "underpv" && pair(speed, w, c, "under"))
+					fair = sprintf("%.3f", exp(gb_m) * ucpus / share)
+				printf "%-21s %-8s %3d %10s %21s  %-24s %5s  %-9s %6s\n",
+				       w " " unit[w], c, n[w, c], num(m[w, c]), num(mn[w, c]) "-" num(mx[w, c]),
+				       vs, signs, co, fair
+				if (plots != "")
+					printf "%s %d %s %g %g %g\n", w, o, c, m[w, c],
+					       mn[w, c], mx[w, c] >(plots "/" w ".dat")
 			}
-			printf "%-12s %-7s %8s %7s %7s %8.0f %8.0f %8.0f %8.0f %8.0f %9.0f %8.0f %9s %9.0f %9.0f\n",
-			       w, c, ple, hc, acted, tot[w, c, "yield"] / k, tot[w, c, "park"] / k,
-			       tot[w, c, "spin"] / k, tot[w, c, "stock"] / k,
-			       tot[w, c, "idle"] / k, tot[w, c, "dy_ok"] / k,
-			       tot[w, c, "halts"] / k, nonstock, tot[w, c, "holder"] / k,
-			       tot[w, c, "nohold"] / k
-			if (plots != "" && hasple[w, c] && ev)
-				printf "%s %s %.4f %.4f %.4f %.4f\n", w, c,
-				       tot[w, c, "yield"] / ev, tot[w, c, "park"] / ev,
-				       tot[w, c, "spin"] / ev, tot[w, c, "stock"] / ev >plots "/acted.dat"
+		}
+		print ""
+		print "configurations:"
+		for (o = 1; o <= no; o++)
+			printf "  %-8s %s\n", order[o], label[order[o]]
+		print ""
+		print "paired ratios: per block, the first'"'"'s speed over the second'"'"'s (above 1: faster);"
+		print "geometric mean over the blocks, 95 % CI (t on the logs), blocks, blocks above 1;"
+		print "claim: beyond the A/A noise where |ln ratio| exceeds the A/A CI'"'"'s half-width (logs)"
+		printf "%-12s %-15s %-24s %3s %5s %8s %8s  %s\n", "workload", "ratio", "geomean [95 % CI]",
+		       "n", ">1", "|ln r|", "A/A h", "claim"
+		nr = split("anchor2/anchor pvple/anchor series/anchor gyield/anchor ple/anchor under/anchor underpv/under pvple/gyield pvple/series pvple/ple", rows, " ")
+		for (j = 1; j <= nw; j++) {
+			w = wl[j]
+			for (q = 1; q <= nr; q++) {
+				split(rows[q], ab, "/")
+				k = pair(speed, w, ab[1], ab[2])
+				if (!k) continue
+				lm = gb_m < 0 ? -gb_m : gb_m
+				if (rows[q] == "anchor2/anchor")
+					claim = "(the A/A)"
+				else if (gb_h < 0)
+					claim = "one block: no interval"
+				else if (!(w in aah) || aah[w] < 0)
+					claim = "no A/A interval"
+				else
+					claim = aa_ok(w, gb_m) ? "beyond the A/A noise" : "inside the noise"
+				# The gate is against the A/A; the ratio'"'"'s own interval
+				# may still hold 1.
+				if (rows[q] != "anchor2/anchor" && gb_h >= 0 && lm <= gb_h && claim !~ /^one/)
+					claim = claim ", its CI holds 1"
+				printf "%-12s %-15s %-24s %3d %2d/%-2d %8.3f %8s  %s\n", w, rows[q],
+				       gb_fmt(gb_m, gb_h), k, gb_pos, k, lm,
+				       ((w in aah) && aah[w] >= 0 ? sprintf("%.3f", aah[w]) : "-"), claim
+				if (plots != "") {
+					printf "%d %s %g %g %g\n", ++pn[w], rows[q], exp(gb_m),
+					       exp(gb_m - (gb_h < 0 ? 0 : gb_h)), exp(gb_m + (gb_h < 0 ? 0 : gb_h)) >(plots "/" w ".ratios")
+				}
+			}
+		}
+		print ""
+		print "the co-runner'"'"'s rate beside each configuration over its rate beside the anchor,"
+		print "paired by block (above 1: the co-runner got more done)"
+		for (j = 1; j <= nw; j++) {
+			w = wl[j]
+			for (o = 1; o <= no; o++) {
+				c = order[o]
+				if (c == "anchor" || !pair(hog, w, c, "anchor")) continue
+				printf "  %-12s %-8s %-24s %3d\n", w, c, gb_fmt(gb_m, gb_h),
+				       pair(hog, w, c, "anchor")
+			}
+		}
+		print ""
+		print "per run, over the workload only: PLE exits and park hypercalls, and"
+		print "what kvm-pvple did with them (acted: yields tried and parks)"
+		print "(non-stock: acted or spin; to-holder: successful yields to the holder;"
+		print " no-holder: stock because no record named the holder)"
+		printf "%-12s %-8s %8s %7s %7s %8s %8s %8s %8s %8s %9s %8s %9s %9s %9s\n", "workload", "config",
+		       "PLE/run", "hc/run", "acted", "yields", "parks", "spin", "stock", "idle-rec",
+		       "PVyield-ok", "halts", "non-stock", "to-holder", "no-holder"
+		for (j = 1; j <= nw; j++) {
+			w = wl[j]
+			for (o = 1; o <= no; o++) {
+				c = order[o]
+				if (!n[w, c]) continue
+				k = n[w, c]
+				ple = hasple[w, c] ? sprintf("%.0f", tot[w, c, "ple"] / k) : "-"
+				hc = hasple[w, c] ? sprintf("%.0f", tot[w, c, "hcpark"] / k) : "-"
+				ev = tot[w, c, "ple"] + tot[w, c, "hcpark"]
+				acted = nonstock = "-"
+				if (hasple[w, c] && ev) {
+					acted = sprintf("%.1f%%", 100 * tot[w, c, "acted"] / ev)
+					nonstock = sprintf("%.1f%%", 100 * tot[w, c, "nostock"] / ev)
+				}
+				printf "%-12s %-8s %8s %7s %7s %8.0f %8.0f %8.0f %8.0f %8.0f %9.0f %8.0f %9s %9.0f %9.0f\n",
+				       w, c, ple, hc, acted, tot[w, c, "yield"] / k, tot[w, c, "park"] / k,
+				       tot[w, c, "spin"] / k, tot[w, c, "stock"] / k,
+				       tot[w, c, "idle"] / k, tot[w, c, "dy_ok"] / k,
+				       tot[w, c, "halts"] / k, nonstock, tot[w, c, "holder"] / k,
+				       tot[w, c, "nohold"] / k
+				if (plots != "" && hasple[w, c] && ev)
+					printf "%s %s %.4f %.4f %.4f %.4f\n", w, c,
+					       tot[w, c, "yield"] / ev, tot[w, c, "park"] / ev,
+					       tot[w, c, "spin"] / ev, tot[w, c, "stock"] / ev >(plots "/acted.dat")
+			}
+		}
+		print ""
+		print "goals (the product'"'"'s; Documentation/results.rst), on the paired ratios"
+		goal("hackbench pvple/anchor >= 1.2:         ", "hackbench", "pvple", "anchor", 1.2, 1)
+		goal("hackbench pvple/ple >= 3.0:            ", "hackbench", "pvple", "ple", 3.0, 1)
+		goal("hackbench under/pvple <= 2.0:          ", "hackbench", "under", "pvple", 2.0, 0)
+		for (j = 1; j <= nw; j++) {
+			w = wl[j]
+			goal(sprintf("%-11s underpv/under >= 0.99:  ", w), w, "underpv", "under", 0.99, 1)
+		}
+		for (j = 1; j <= nw; j++) {
+			w = wl[j]
+			if (!pair(speed, w, "series", "anchor")) continue
+			# the series alone costs nothing we can see: inside the A/A noise
+			printf "  %-11s series/anchor inside the A/A noise: %-22s  %s\n", w,
+			       gb_fmt(gb_m, gb_h), ((w in aah) && aah[w] >= 0 ? (aa_ok(w, gb_m) ? "NOT met" : "met") : "-")
 		}
 	}
-	print ""
-	print "goals (the product'"'"'s; Documentation/results.rst)"
-	goal("hackbench pvple/anchor >= 1.2:       ", speed("hackbench", "pvple", "anchor"), 1.2, 1)
-	goal("hackbench pvple/ple >= 3.0:          ", speed("hackbench", "pvple", "ple"), 3.0, 1)
-	goal("hackbench pvple within 2.0x of under:", speed("hackbench", "under", "pvple"), 2.0, 0)
-	for (j = 1; j <= nw; j++) {
-		w = wl[j]
-		if (!n[w, "series"] || !n[w, "anchor"]) continue
-		# within noise: the medians differ less than the anchor'"'"'s spread
-		ok = m[w, "series"] >= mn[w, "anchor"] && m[w, "series"] <= mx[w, "anchor"]
-		printf "  %-11s series within anchor min-max: %5s  %s\n", w,
-		       speed(w, "series", "anchor"), ok ? "met" : "NOT met"
-	}
-	if (plots != "")
-		for (j = 1; j <= nw; j++)
-			for (o = 1; o <= 6; o++) {
-				c = order[o]; w = wl[j]
-				if (n[w, c])
-					printf "%s %d %s %g %g %g\n", w, o, c, m[w, c],
-					       mn[w, c], mx[w, c] >plots "/" w ".dat"
-			}
+
 }' "$in"
 
 [ -n "$plots" ] && command -v gnuplot >/dev/null || exit 0
 cd "$plots"
 wls=$(ls *.dat 2>/dev/null | grep -v '^acted' | sed 's/\.dat$//' | tr '\n' ' ')
 [ -n "$wls" ] || exit 0
+nwl=$(echo $wls | wc -w)
 {
-	echo "set terminal png size $((420 * $(echo $wls | wc -w))),420 font ',9'"
+	echo "set terminal png size $((420 * nwl)),420 font ',9'"
 	echo "set output 'guests-time.png'"
-	echo "set multiplot layout 1,$(echo $wls | wc -w)"
+	echo "set multiplot layout 1,$nwl"
 	echo "set style fill solid 0.6; set boxwidth 0.6; set grid ytics"
 	echo "set xtics rotate by -30; set yrange [0:*]; unset key"
 	for w in $wls; do
@@ -190,6 +338,19 @@ wls=$(ls *.dat 2>/dev/null | grep -v '^acted' | sed 's/\.dat$//' | tr '\n' ' ')
 		echo "plot '$w.dat' using 2:4:xtic(3) with boxes, '' using 2:4:5:6 with yerrorbars lc rgb 'black' pt 0"
 	done
 	echo "unset multiplot"
+	if ls *.ratios >/dev/null 2>&1; then
+		echo "set output 'guests-ratio.png'"
+		echo "set terminal png size $((420 * nwl)),420 font ',9'"
+		echo "set multiplot layout 1,$nwl"
+		echo "set style fill empty; set grid ytics; unset key; set yrange [*:*]"
+		echo "set xtics rotate by -40"
+		for w in $wls; do
+			[ -f "$w.ratios" ] || continue
+			echo "set title '$w: paired speed ratio, 95 % CI (above 1: faster)'"
+			echo "plot '$w.ratios' using 1:3:4:5:xtic(2) with yerrorbars pt 7 lc rgb 'black', 1 with lines lc rgb 'red' dt 2"
+		done
+		echo "unset multiplot"
+	fi
 	if [ -f acted.dat ]; then
 		echo "set output 'guests-acted.png'"
 		echo "set terminal png size 640,420 font ',9'"
