@@ -7,17 +7,21 @@
 #   scripts/bench-host.sh [--dry-run]
 #
 # The guests are confined to BENCH_CPUS host CPUs (default 0-1, two CPUs,
-# as in the test host) with taskset, and not pinned inside them; kvm-pvple
+# as in the test host) with taskset, and their vCPU threads pinned among
+# them in the benchmark's fixed layout (GB_PIN=0: not pinned); kvm-pvple
 # is loaded and unloaded between configurations (kvm-pvple.ko of this
 # tree), and left as it was found.  --dry-run checks the prerequisites,
 # prints the plan and every command it would run, and starts nothing.
-# Environment: GB_* as for l1-guests-bench.sh (GB_ROUNDS, GB_HB, ...).
+# Environment: GB_* as for l1-guests-bench.sh (GB_BLOCKS, GB_HB, ...).
 set -uo pipefail
 . "$(dirname "$0")/testhost/lib.sh"
 dry=
 [ "${1:-}" = --dry-run ] && dry=1
 cpus=${BENCH_CPUS:-0-1}
 ncpus=$(taskset -c "$cpus" nproc 2>/dev/null || echo 0)
+# The list, one CPU each: "0-1,4" is 0,1,4.
+cpulist=$(echo "$cpus" | tr , '\n' | awk -F- '
+	{ e = NF > 1 ? $2 : $1; for (i = $1; i <= e; i++) printf "%s%d", n++ ? "," : "", i }')
 missing=0
 
 # prereq OK DESCRIPTION: one line; a missing prerequisite stops a real run.
@@ -86,6 +90,7 @@ was=off
 bench() {
 	PVPLE_QEMU="taskset -c $cpus qemu-system-x86_64" PVPLE_L2_DIR=$l2 \
 	PVPLE_KO=$PVPLE_TOP/kvm-pvple.ko GB_CPU=${GB_CPU:-host} \
+	GB_CPUS=${GB_CPUS:-$cpulist} \
 	GB_UNDER_VCPUS=${GB_UNDER_VCPUS:-$ncpus} GB_DRY=$dry \
 		sh "$PVPLE_TOP/scripts/guest/l1-guests-bench.sh"
 }

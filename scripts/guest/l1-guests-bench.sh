@@ -1,40 +1,117 @@
 #!/bin/sh
 # The Linux-guest benchmark (make bench, PVPLE_BENCH_ONLY=guests; make
 # bench-host on a real KVM host).  Runs where the guests' KVM is: inside
-# the test host (L1), or on the host itself.  A lock guest (GB_VCPUS
-# vCPUs) runs hackbench, dbench and locktorture (scripts/guest/l2-bench)
-# beside a co-runner guest of GB_HOGS vCPUs that spins CPU hogs, nothing
-# pinned.  Configurations, alternated round by round (the order rotates
-# every round, so none always follows the same one):
-#   ple     unpatched guest, nopvspin: native qspinlock, KVM's PLE alone
-#   anchor  unpatched guest, stock pvqspinlock, no kvm-pvple: the anchor
-#   gyield  unpatched + scripts/guest/bench-guest-yield.patch, no module:
-#           the guest yields to a preempted predecessor by itself
-#   pvple   guest-pvlock series, kvm-pvple loaded: the product
-#   series  guest-pvlock series, no kvm-pvple: the series' own cost
-#   under   anchor with GB_UNDER_VCPUS vCPUs (one per host CPU) and the
-#           co-runner stopped: the undercommitted reference
-# Every run prints one line per workload,
-#   # cfg=C round=R wl=W value=V ple=.. acted=.. yield=.. park=.. ...
-# with the guest's result and the counters over that workload only (KVM's
-# per-VM statistics, kvm-pvple's per-VM counters where it is loaded),
-# which scripts/guest/guests-table.sh turns into the table.  TAP: one
-# line per run.  GB_DRY=1 prints the plan and the commands instead.
+# the test host (L1), or on the host itself, under busybox sh and awk (no
+# awk maths: logarithms are scripts/guest/guests-table.sh's, on the
+# host).  A lock guest (GB_VCPUS vCPUs) runs hackbench, dbench and
+# locktorture (scripts/guest/l2-bench) beside a co-runner guest of
+# GB_HOGS vCPUs that spins CPU hogs and counts their work (l2-init).
+#
+# One guest boot per run.  Configurations:
+#   ple      unpatched guest, nopvspin: native qspinlock, KVM's PLE alone
+#   anchor   unpatched guest, stock pvqspinlock, no kvm-pvple: the anchor
+#   anchor2  the anchor again, a configuration of its own: the A/A arm,
+#            whose ratio to the anchor is the noise of every other ratio
+#   gyield   unpatched + scripts/guest/bench-guest-yield.patch, no module:
+#            the guest yields to a preempted predecessor by itself
+#   pvple    guest-pvlock series, kvm-pvple loaded: the product
+#   series   guest-pvlock series, no kvm-pvple: the series' own cost
+#   under    anchor with GB_UNDER_VCPUS vCPUs (one per CPU) and the
+#            co-runner stopped: the undercommitted reference
+#   underpv  under with the guest-pvlock guest and kvm-pvple loaded: what
+#            pvple costs where there is nothing to fix
+# The runs come in blocks: each block runs every configuration once, in
+# the order of one row of a Williams design (williams below), so that over
+# a whole design each configuration follows every other equally often
+# within the blocks, and what the previous run left behind (a module
+# unload, the co-runner's SIGCONT, a warm host) is spread evenly.
+# GB_BLOCKS blocks, by default one whole design: K rows for K
+# configurations, 2K when K is odd.  Ratios are taken within a block.
+#
+# Noise control: the harness looks at the guests' consoles once a second
+# (no more on the CPUs it measures), the guest settles and runs each
+# workload once unmeasured first (l2-bench), perf counts the same events
+# in every configuration (kvm:kvm_exit, all and PAUSE only: kvm-pvple's
+# own events exist only while it is loaded, and its per-VM counters say
+# the same), and, unless GB_PIN=0, every vCPU thread is pinned, in one
+# fixed layout: vCPU i of each guest on the (i mod C)-th of the C CPUs in
+# GB_CPUS (default: all of L1's), so that with 2 CPUs, 4 lock vCPUs and 2
+# hogs each CPU has two lock vCPUs and one hog.  QEMU's other threads
+# are left to the scheduler.
+#
+# Every run prints, for each workload,
+#   # wl-begin cfg=C block=B wl=W up=T0
+#   # cfg=C block=B wl=W value=V up0=T0 up1=T1 hograte=H ple=.. acted=.. ...
+# with the guest's result, L1's uptime when it saw the workload begin and
+# end (the host's steal recorder, scripts/guest/steal-rec.sh, notes its
+# own counters when it sees these lines), the co-runner's iterations per
+# second over the workload, and the counters over that workload only
+# (KVM's per-VM statistics, kvm-pvple's per-VM counters where it is
+# loaded), which guests-table.sh turns into the table.  TAP: one line per
+# run.  GB_DRY=1 prints the plan and the commands instead.
+# "l1-guests-bench.sh --williams K" prints the design for K configurations.
+#
+# Settings, from the environment (make bench passes every GB_* it is
+# given on L1's kernel command line, spaces as commas), defaults in ():
+#   GB_CONFIGS (all eight)  GB_BLOCKS (one design;
+#   GB_ROUNDS, the old name) GB_VCPUS (4)   GB_HOGS (2)   GB_CPUS (all)
+#   GB_UNDER_VCPUS (as many as GB_CPUS)     GB_PIN (1)    GB_CPU (host,-xsave)
+#   GB_HB (3:200)  GB_DB (8:4)  GB_LT (8:8)  GB_SETTLE (2)  GB_WARM (2):
+#   l2-bench's bench.* parameters           GB_HOGREP (1): the co-runner's
+#   report interval, s       GB_RUN_LIMIT (300 s a run)   GB_PERF (perf)
+#   GB_DRY (empty): plan only
 . "$(dirname "$0")/l1-lib.sh"
-rounds=${GB_ROUNDS:-5}
+
+# williams K: a Williams design for K configurations, numbered 0..K-1,
+# one block per line.  The first row is 0, 1, K-1, 2, K-2, 3, ...; row i
+# adds i to each (mod K).  For even K these K rows are a Latin square in
+# which each configuration follows every other exactly once; for odd K
+# the same rows reversed are added, and each follows every other twice.
+williams() {
+	awk -v k="$1" 'BEGIN {
+		for (j = 0; j < k; j++)
+			first[j] = j % 2 ? (j + 1) / 2 : (k - j / 2) % k
+		rows = k % 2 ? 2 * k : k
+		for (i = 0; i < rows; i++) {
+			line = ""
+			for (j = 0; j < k; j++) {
+				jj = i < k ? j : k - 1 - j
+				line = line (j ? " " : "") (first[jj] + i) % k
+			}
+			print line
+		}
+	}'
+}
+if [ "${1:-}" = --williams ]; then
+	williams "$2"
+	exit
+fi
+
 # Comma-separated on a kernel command line, which splits at spaces.
-configs=$(echo "${GB_CONFIGS:-ple anchor gyield pvple series under}" | tr , ' ')
+configs=$(echo "${GB_CONFIGS:-ple anchor anchor2 gyield pvple series under underpv}" | tr , ' ')
+nconf=$(echo $configs | wc -w)
+period=$(williams "$nconf" | wc -l)
+blocks=${GB_BLOCKS:-${GB_ROUNDS:-$period}}
 vcpus=${GB_VCPUS:-4}
 hogs=${GB_HOGS:-2}
-under=${GB_UNDER_VCPUS:-$(grep -c ^processor /proc/cpuinfo)}
+# The CPUs the guests run on: pinning's layout and the fair share.
+pcpus=$(echo "${GB_CPUS:-$(awk '/^processor/ { printf "%s ", $3 }' /proc/cpuinfo)}" | tr , ' ')
+ncpus=$(echo $pcpus | wc -w)
+under=${GB_UNDER_VCPUS:-$ncpus}
+pin_on=${GB_PIN:-1}
 cpu=${GB_CPU:-host,-xsave}
-work="l2.bench=1 bench.hb=${GB_HB:-3:30} bench.db=${GB_DB:-6:4} bench.lt=${GB_LT:-6:8}"
+# Timed runs of 5 s and more (Documentation/results.rst): dbench and
+# locktorture by their time, hackbench by its loops.
+work="l2.bench=1 bench.hb=${GB_HB:-3:200} bench.db=${GB_DB:-8:4} bench.lt=${GB_LT:-8:8}"
+work="$work bench.settle=${GB_SETTLE:-2} bench.warm=${GB_WARM:-2}"
+hogrep=${GB_HOGREP:-1}
 limit=${GB_RUN_LIMIT:-300}
 ko=${PVPLE_KO:-/pvple/ko/kvm-pvple.ko}
 dry=${GB_DRY:-}
 L2_DRY=$dry
 vms=/sys/kernel/debug/kvm-pvple/vms
 kvmdbg=/sys/kernel/debug/kvm
+colog=/tmp/gb-corunner.log
 perf=${GB_PERF:-$(command -v perf)}
 # The PAUSE exit's code in KVM's kvm_exit tracepoint.
 if [ -d /sys/module/kvm_intel ]; then pause_exit=40; else pause_exit=0x77; fi
@@ -42,6 +119,11 @@ if [ -d /sys/module/kvm_intel ]; then pause_exit=40; else pause_exit=0x77; fi
 # do_ CMD...: runs CMD, or with GB_DRY=1 prints it.
 do_() {
 	if [ -n "$dry" ]; then echo "# would run: $*"; else "$@"; fi
+}
+
+# uptime_: L1's uptime in $up, without a fork.
+uptime_() {
+	read -r up _ </proc/uptime
 }
 
 modstate=off
@@ -58,13 +140,66 @@ cfg() {
 	kernel=bzImage-stock append= smp=$vcpus mod=off co=CONT
 	case $1 in
 	ple) append=nopvspin ;;
-	anchor) ;;
+	anchor|anchor2) ;;
 	gyield) kernel=bzImage-gyield ;;
 	pvple) kernel=bzImage-pvple mod=on ;;
 	series) kernel=bzImage-pvple ;;
 	under) smp=$under co=STOP ;;
+	underpv) kernel=bzImage-pvple mod=on smp=$under co=STOP ;;
 	*) echo "Bail out! unknown configuration $1"; exit 1 ;;
 	esac
+}
+
+# order BLOCK: the configurations of block BLOCK (from 1), in the order
+# they run: row (BLOCK - 1) mod period of the design.
+order() {
+	williams "$nconf" | awk -v b="$1" -v cf="$configs" '
+	{ row[NR] = $0 }
+	END {
+		split(cf, name, " ")
+		k = split(row[(b - 1) % NR + 1], t, " ")
+		for (j = 1; j <= k; j++)
+			printf "%s%s", name[t[j] + 1], j < k ? " " : "\n"
+	}'
+}
+
+# pin NAME PID VCPUS: vCPU i of the guest (thread "CPU i/KVM", QEMU's
+# -name ...,debug-threads=on) on the (i mod C)-th CPU of GB_CPUS.  The
+# threads exist before the guest's first instruction; waits for them up
+# to 10 s.
+pin() {
+	pin_plan=$(echo $pcpus | awk -v v="$3" '{
+		for (i = 0; i < v; i++)
+			printf "%s%d:%s", i ? " " : "", i, $(i % NF + 1) }')
+	if [ "$pin_on" != 1 ]; then
+		echo "# not pinned: $1 (GB_PIN=0)"
+		return 0
+	fi
+	if [ -n "$dry" ]; then
+		echo "# would pin $1 (vCPU:CPU): $pin_plan"
+		return 0
+	fi
+	pin_try=0
+	while [ "$(cat /proc/"$2"/task/*/comm 2>/dev/null | grep -c '^CPU [0-9]*/KVM')" -lt "$3" ]; do
+		pin_try=$((pin_try + 1))
+		if [ "$pin_try" -gt 100 ] || ! kill -0 "$2" 2>/dev/null; then
+			echo "# $1: its vCPU threads did not appear: not pinned"
+			return 0
+		fi
+		sleep 0.1
+	done
+	for pin_t in /proc/"$2"/task/*; do
+		read -r pin_c <"$pin_t/comm" || continue
+		case $pin_c in
+		"CPU "*/KVM) pin_i=${pin_c#CPU }; pin_i=${pin_i%/KVM} ;;
+		*) continue ;;
+		esac
+		for pin_p in $pin_plan; do
+			[ "${pin_p%:*}" = "$pin_i" ] &&
+				taskset -p -c "${pin_p#*:}" "${pin_t##*/}" >/dev/null
+		done
+	done
+	echo "# pinned $1 (vCPU:CPU): $pin_plan"
 }
 
 # snap VMPID: "key=value ..." of KVM's statistics of the VM and, when
@@ -104,81 +239,127 @@ summary() {
 	}'
 }
 
-corunner_start() {
-	l2_start /tmp/gb-corunner.log bzImage-stock "$cpu" \
-		"l2.hogs=$hogs locktorture.torture_type=none" -smp "$hogs"
-	corunner=${qpid:-CO-RUNNER}
-	echo "# co-runner: $hogs vCPUs of CPU hogs, pid $corunner"
+# hogs_now: the co-runner's last progress line, "TOTAL UPTIME" (its
+# uptime, not L1's) in $hog, empty if it printed none.
+hogs_now() {
+	hog=$(tail -n 4 "$colog" 2>/dev/null | tr -d '\r' |
+	      sed -n 's/^L2-HOGS-PROGRESS \([0-9]*\) up=\([0-9.]*\)$/\1 \2/p' | tail -n 1)
 }
 
-# run NAME ROUND: one boot of the lock guest in configuration NAME.
+# hograte BEFORE AFTER: iterations per second between two hogs_now.
+hograte() {
+	echo "$1 $2" | awk 'NF == 4 && $4 > $2 { printf "%.0f", ($3 - $1) / ($4 - $2); ok = 1 }
+			    END { if (!ok) printf "none" }'
+}
+
+corunner_start() {
+	l2_start "$colog" bzImage-stock "$cpu" \
+		"l2.hogs=$hogs l2.hogrep=$hogrep locktorture.torture_type=none" \
+		-smp "$hogs" -name corunner,debug-threads=on
+	corunner=${qpid:-CO-RUNNER}
+	echo "# co-runner: $hogs vCPUs of CPU hogs, pid $corunner"
+	pin co-runner "$corunner" "$hogs"
+}
+
+# perf_start NAME BLOCK / perf_stop: perf stat over a run, the same
+# events in every configuration.
+perf_start() {
+	ppid=
+	set -- stat -a -x, -o "/tmp/gb-perf-$1-$2" -e kvm:kvm_exit \
+		-e kvm:kvm_exit --filter "exit_reason==$pause_exit"
+	if [ -n "$dry" ]; then
+		echo "# would run: ${perf:-perf} $*"
+		return 0
+	fi
+	[ -n "$perf" ] || return 0
+	# System-wide, no workload: it counts until SIGINT.  (With a
+	# workload it would wait for that to end, whatever the signal.)
+	$perf "$@" 2>/dev/null &
+	ppid=$!
+}
+perf_stop() {
+	[ -n "$ppid" ] || return 0
+	kill -INT "$ppid" 2>/dev/null
+	wait "$ppid"
+	# The second kvm:kvm_exit is the one filtered to PAUSE exits.
+	awk -F, -v c="$1" -v b="$2" '$3 ~ /:/ {
+		e = $3; if (e in seen) e = e "(pause)"; seen[e] = 1
+		printf "# perf cfg=%s block=%s %s=%s\n", c, b, e, $1 }' \
+		"/tmp/gb-perf-$1-$2" 2>/dev/null
+}
+
+# run NAME BLOCK: one boot of the lock guest in configuration NAME.
 run() {
-	name=$1 round=$2 log=/tmp/gb-$1-$2.log
+	name=$1 block=$2 log=/tmp/gb-$1-$2.log
 	cfg "$name"
 	echo "# $name: $kernel -smp $smp, kvm-pvple $mod, co-runner $co"
 	if [ -z "$dry" ] && ! kill -0 "$corunner" 2>/dev/null; then
 		echo "# co-runner died; the end of its console:"
-		tail -n 5 /tmp/gb-corunner.log | sed 's/^/#   /'
+		tail -n 5 "$colog" | sed 's/^/#   /'
 		corunner_start
 	fi
 	do_ kill -"$co" "$corunner"
 	module "$mod"
 	# dbench's files live in the guest's tmpfs (half its memory).
 	L2_MEM=768M
-	l2_start "$log" "$kernel" "$cpu" "$work $append" -smp "$smp"
+	l2_start "$log" "$kernel" "$cpu" "$work $append" -smp "$smp" \
+		-name lock,debug-threads=on
 	L2_MEM=
+	pin "lock guest" "$qpid" "$smp"
+	perf_start "$name" "$block"
 	[ -z "$dry" ] || return 0
-	ppid=
-	if [ -n "$perf" ]; then
-		ev="-e kvm:kvm_exit -e kvm:kvm_exit --filter exit_reason==$pause_exit"
-		[ "$mod" = on ] && ev="$ev -e kvm_pvple:*"
-		# System-wide, no workload: it counts until SIGINT.  (With a
-		# workload it would wait for that to end, whatever the signal.)
-		$perf stat -a -x, -o "/tmp/gb-perf-$name-$round" $ev \
-			2>/dev/null &
-		ppid=$!
-	fi
-	t=0 seen= before=
+	uptime_
+	start=${up%.*} seen= before= hog0= up0=
 	while kill -0 "$qpid" 2>/dev/null; do
-		sleep 0.2
-		t=$((t + 1))
-		for w in $(sed -n 's/^L2-BENCH-BEGIN //p; s/^L2-RESULT \([a-z]*\) .*/\1=/p' "$log"); do
+		# Once a second: the guest's console is a file, and every look
+		# at it forks on the CPUs being measured.
+		sleep 1
+		for w in $(tr -d '\r' <"$log" | sed -n 's/^L2-BENCH-BEGIN \([a-z]*\)$/\1/p
+				s/^L2-RESULT \([a-z]*\) .*/\1=/p'); do
 			case " $seen " in *" $w "*) continue ;; esac
 			seen="$seen $w"
+			uptime_
 			case $w in
 			*=) w=${w%=}
-			    value=$(sed -n "s/^L2-RESULT $w [a-z]*=\([^ ]*\).*/\1/p" "$log")
-			    [ "$w" = locktorture ] && value=$(sed -n "s/^L2-RESULT locktorture writes=\([0-9]*\).* secs=\([0-9.]*\).*/\1 \2/p" "$log" |
-				awk '{ if ($2 > 0) printf "%.0f", $1 / $2; else print "none" }')
-			    echo "# cfg=$name round=$round wl=$w value=${value:-none}" \
+			    hogs_now
+			    if [ "$w" = locktorture ]; then
+				value=$(tr -d '\r' <"$log" | sed -n 's/^L2-RESULT locktorture writes=\([0-9]*\).* secs=\([0-9.]*\).*/\1 \2/p' |
+					awk '{ if ($2 > 0) printf "%.0f", $1 / $2; else print "none" }')
+			    else
+				value=$(tr -d '\r' <"$log" | sed -n "s/^L2-RESULT $w [a-z]*=\([0-9.]*\).*/\1/p")
+			    fi
+			    hr=none
+			    [ "$co" = CONT ] && hr=$(hograte "$hog0" "$hog")
+			    echo "# cfg=$name block=$block wl=$w value=${value:-none}" \
+				 "up0=$up0 up1=$up hograte=$hr" \
 				 "$(summary "$(delta "$before" "$(snap "$qpid")")")" ;;
-			*)  before=$(snap "$qpid") ;;
+			*)  before=$(snap "$qpid")
+			    hogs_now
+			    hog0=$hog up0=$up
+			    echo "# wl-begin cfg=$name block=$block wl=$w up=$up" ;;
 			esac
 		done
-		grep -q '^L2-END' "$log" && kill "$qpid"
-		if [ "$t" -ge $((limit * 5)) ]; then
+		tr -d '\r' <"$log" | grep -q '^L2-END' && kill "$qpid"
+		uptime_
+		if [ $((${up%.*} - start)) -ge "$limit" ]; then
 			echo "# $name: lock guest still running after $limit s: killed"
 			kill -9 "$qpid"
 		fi
 	done
 	wait "$qpid"
-	if [ -n "$ppid" ]; then
-		kill -INT "$ppid" 2>/dev/null
-		wait "$ppid"
-		# The second kvm:kvm_exit is the one filtered to PAUSE exits.
-		awk -F, -v c="$name" -v r="$round" '$3 ~ /:/ {
-			e = $3; if (e in seen) e = e "(pause)"; seen[e] = 1
-			printf "# perf cfg=%s round=%s %s=%s\n", c, r, e, $1 }' \
-			"/tmp/gb-perf-$name-$round"
-	fi
-	grep '^L2-KERNEL\|^L2-ERROR' "$log" | sed "s/^/# $name: /"
-	# Every workload gave a figure, and the guest kernel said nothing bad.
-	[ "$(grep -c '^L2-RESULT [a-z]* [a-z]*=[0-9]' "$log")" = 3 ] &&
+	perf_stop "$name" "$block"
+	check_guest "$name" 3
+}
+
+# check_guest NAME RESULTS: 0 when the guest gave RESULTS figures and its
+# kernel said nothing bad; 2 when it stopped in the emulator before /init
+# (testhost.rst: the run is dropped and said so, not failed); else 1.
+check_guest() {
+	grep '^L2-KERNEL\|^L2-ERROR' "$log" | sed "s/^/# $1: /"
+	[ "$(grep -c '^L2-RESULT [a-z]* [a-z]*=[0-9]' "$log")" = "$2" ] &&
 		! grep -q '^L2-KERNEL\|^L2-ERROR\|fail=[1-9]' "$log" && return 0
-	echo "# $name: the end of its console:"
-	tail -n 15 "$log" | sed "s/^/# $name: /"
-	# A guest that never reached /init and said nothing bad stopped in the
-	# emulator (testhost.rst): the run is dropped and said so, not failed.
+	echo "# $1: the end of its console:"
+	tail -n 15 "$log" | sed "s/^/# $1: /"
 	if ! grep -q '^L2-BEGIN' "$log" &&
 	   ! grep -Eq 'BUG:|WARNING:|Oops|Kernel panic|stall|lockup' "$log"; then
 		return 2
@@ -187,29 +368,29 @@ run() {
 }
 
 echo "TAP version 13"
-echo "1..$((rounds * $(echo $configs | wc -w)))"
+echo "1..$((blocks * nconf))"
 echo "# guests-bench: $vcpus-vCPU lock guest, $hogs-vCPU co-runner," \
-     "$under vCPUs undercommitted, $(grep -c ^processor /proc/cpuinfo) host CPUs," \
-     "$rounds rounds; $work"
+     "$under vCPUs undercommitted, $ncpus host CPUs," \
+     "$blocks blocks of $nconf; $work"
+echo "# gb-setup cpus=$ncpus vcpus=$vcpus hogs=$hogs under=$under" \
+     "blocks=$blocks pin=$pin_on configs=$(echo $configs | tr ' ' ,)"
 [ -n "$perf" ] || echo "# perf not found: no perf stat lines"
 [ -n "$dry" ] || keeper_start
 corunner_start
 
-i=0
-while [ "$i" -lt "$rounds" ]; do
-	i=$((i + 1))
-	# Rotate the order: round i starts with the i-th configuration.
-	set -- $configs
-	k=$(( (i - 1) % $# ))
-	while [ "$k" -gt 0 ]; do set -- "$@" "$1"; shift; k=$((k - 1)); done
-	for c in "$@"; do
-		run "$c" "$i"
+b=0
+while [ "$b" -lt "$blocks" ]; do
+	b=$((b + 1))
+	o=$(order "$b")
+	echo "# block $b: $o"
+	for c in $o; do
+		run "$c" "$b"
 		rc=$?
 		if [ "$rc" = 2 ]; then
 			n=$((n + 1))
-			echo "ok $n round $i: $c # SKIP emulator: the guest stopped before /init"
+			echo "ok $n block $b: $c # SKIP emulator: the guest stopped before /init"
 		else
-			result "$rc" "round $i: $c"
+			result "$rc" "block $b: $c"
 		fi
 	done
 done

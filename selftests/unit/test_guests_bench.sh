@@ -1,7 +1,8 @@
 #!/bin/bash
 # Unit tests of the Linux-guest benchmark's parts that need no KVM:
 #  - the plan "make bench-host --dry-run" prints (what a real host would
-#    run, configuration by configuration);
+#    run, block by block), the Williams design behind it, pinning, and the
+#    same plan from L1's busybox;
 #  - the tables scripts/guest/guests-table.sh computes from results files
 #    with known figures: the paired ratios and their 95 % intervals, the
 #    A/A row and the claim gate, the co-runner's ratio, the fair-share
@@ -15,6 +16,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0 failed=0
+l1=$top/scripts/guest/l1-guests-bench.sh
 
 # check DESCRIPTION CMD...: one TAP line for a command that must succeed.
 check() {
@@ -32,7 +34,7 @@ check() {
 
 ### The plan of make bench-host --dry-run
 
-GB_ROUNDS=5 GB_UNDER_VCPUS=3 BENCH_CPUS=0 \
+GB_UNDER_VCPUS=3 BENCH_CPUS=0 \
 	"$top/scripts/bench-host.sh" --dry-run >"$tmp/plan" 2>&1
 rc=$?
 check "the dry run exits 0 on a machine without KVM" [ "$rc" = 0 ]
@@ -43,24 +45,64 @@ check "a host without PLE is reported" \
 	grep -q '^# prerequisite MISSING: pause-loop exiting' "$tmp/plan"
 check "fewer than two host CPUs are reported" \
 	grep -q '^# prerequisite MISSING: BENCH_CPUS=0 names two' "$tmp/plan"
-check "it plans 30 runs (6 configurations x 5 rounds)" \
-	[ "$(grep -c '^ok [0-9]* round [1-5]: ' "$tmp/plan")" = 30 ]
+check "it plans 64 runs (8 configurations x one Williams design of 8 blocks)" \
+	[ "$(grep -c '^ok [0-9]* block [1-8]: ' "$tmp/plan")" = 64 ]
 
-# Runs as "ROUND CONFIG", in order.
-sed -n 's/^ok [0-9]* round \([0-9]\): \([a-z]*\)$/\1 \2/p' "$tmp/plan" >"$tmp/runs"
-every_round_once() {
-	local r
-	for r in 1 2 3 4 5; do
-		[ "$(grep "^$r " "$tmp/runs" | cut -d' ' -f2 | sort | tr '\n' ' ')" = \
-		  "anchor gyield ple pvple series under " ] || return 1
+# Runs as "BLOCK CONFIG", in order.
+sed -n 's/^ok [0-9]* block \([0-9]*\): \([a-z0-9]*\)$/\1 \2/p' "$tmp/plan" >"$tmp/runs"
+every_block_once() {
+	local b
+	for b in 1 2 3 4 5 6 7 8; do
+		[ "$(grep "^$b " "$tmp/runs" | cut -d' ' -f2 | sort | tr '\n' ' ')" = \
+		  "anchor anchor2 gyield ple pvple series under underpv " ] || return 1
 	done
 }
-check "each configuration runs once in every round" every_round_once
-rotates() {
-	[ "$(awk 'NR % 6 == 1 { printf "%s ", $2 }' "$tmp/runs")" = \
-	  "ple anchor gyield pvple series " ]
+check "each configuration runs once in every block" every_block_once
+# Within a block, each ordered pair of configurations is adjacent once.
+carryover_balanced() {
+	awk '$1 == b { p[prev " -> " $2]++ } { b = $1; prev = $2 }
+	     END { for (k in p) { n++; if (p[k] != 1) { print k, p[k]; bad = 1 } }
+		   if (n != 56) { print n " pairs"; bad = 1 }; exit bad }' "$tmp/runs"
 }
-check "the order rotates: round i starts with the i-th configuration" rotates
+check "within the blocks each configuration follows every other exactly once" \
+	carryover_balanced
+check "the '# block' lines announce the order that runs" \
+	[ "$(sed -n 's/^# block [0-9]*: //p' "$tmp/plan" | tr '\n' ' ')" = \
+	  "$(cut -d' ' -f2 "$tmp/runs" | tr '\n' ' ')" ]
+
+# The design for K configurations: K rows (2K when K is odd), each a
+# permutation; each configuration in each position equally often; each
+# ordered pair adjacent once (twice when K is odd).
+williams_ok() {
+	sh "$l1" --williams "$1" | awk -v k="$1" '
+	{
+		rows++
+		if (NF != k) bad = 1
+		delete seen
+		for (j = 1; j <= NF; j++) {
+			if (($j in seen) || $j < 0 || $j >= k) bad = 1
+			seen[$j] = 1; pos[j, $j]++
+			if (j > 1) adj[$(j - 1) "," $j]++
+		}
+	}
+	END {
+		want = k % 2 ? 2 : 1
+		if (rows != want * k) { print rows " rows"; bad = 1 }
+		for (a = 0; a < k; a++)
+			for (b = 0; b < k; b++) {
+				if (a != b && adj[a "," b] != want) { print a "->" b ": " adj[a "," b] + 0; bad = 1 }
+				if (pos[a + 1, b] != want) { print b " at " a + 1 ": " pos[a + 1, b] + 0; bad = 1 }
+			}
+		exit bad
+	}'
+}
+for k in 3 4 5 6 7 8; do
+	check "Williams design, $k configurations: balanced for order and position" \
+		williams_ok "$k"
+done
+check "the balance check fails on a plain rotation" \
+	sh -c "! { printf '0 1 2 3\n1 2 3 0\n2 3 0 1\n3 0 1 2\n' | awk '{ for (j = 2; j <= NF; j++) a[\$(j-1) \",\" \$j]++ }
+		END { for (x in a) if (a[x] != 1) exit 1; exit 0 }'; }"
 
 # The guest command line of each configuration: the block of lines from
 # "# NAME:" to its TAP line.
@@ -70,27 +112,74 @@ check "ple boots the unpatched kernel with nopvspin" \
 	sh -c "echo '$(qemu_of ple)' | grep -q 'bzImage-stock .*initramfs-stock.*nopvspin'"
 check "anchor boots the unpatched kernel without nopvspin" \
 	sh -c "echo '$(qemu_of anchor)' | grep 'bzImage-stock' | grep -vq nopvspin"
+# anchor2 is the anchor, but for the serial log's name.
+check "anchor2 boots exactly what anchor boots" \
+	[ "$(qemu_of anchor | sed 's/gb-anchor-[0-9]*/LOG/')" = \
+	  "$(qemu_of anchor2 | sed 's/gb-anchor2-[0-9]*/LOG/')" ]
 check "gyield boots the guest-only yield kernel" \
 	sh -c "echo '$(qemu_of gyield)' | grep -q 'bzImage-gyield .*initramfs-gyield'"
-check "pvple and series boot the guest-pvlock kernel" \
-	sh -c "echo '$(qemu_of pvple) $(qemu_of series)' | grep -c 'bzImage-pvple' | grep -qx 1 &&
-	       echo '$(qemu_of series)' | grep -q bzImage-pvple"
-check "under has GB_UNDER_VCPUS vCPUs and stops the co-runner" \
+check "pvple, series and underpv boot the guest-pvlock kernel" \
+	sh -c "echo '$(qemu_of pvple) $(qemu_of series) $(qemu_of underpv)' | grep -o 'bzImage-[a-z]*' | sort -u | grep -qx bzImage-pvple"
+check "under and underpv have GB_UNDER_VCPUS vCPUs and stop the co-runner" \
 	sh -c "echo '$(qemu_of under)' | grep -q -- '-smp 3 ' &&
-	       block() { :; }; grep -q '^# under: .*co-runner STOP' '$tmp/plan'"
+	       echo '$(qemu_of underpv)' | grep -q -- '-smp 3 ' &&
+	       [ \$(grep -c '^# under\(pv\)\?: .*-smp 3, .*co-runner STOP' '$tmp/plan') = 16 ]"
 check "the other configurations have 4 vCPUs and a running co-runner" \
-	[ "$(grep -c '^# [a-z]*: bzImage-[a-z]* -smp 4, kvm-pvple o[nf]*, co-runner CONT' "$tmp/plan")" = 25 ]
-# kvm-pvple is loaded for pvple alone: replay the insmod/rmmod lines.
+	[ "$(grep -c '^# [a-z0-9]*: bzImage-[a-z]* -smp 4, kvm-pvple o[nf]*, co-runner CONT' "$tmp/plan")" = 48 ]
+# kvm-pvple is loaded for pvple and underpv: replay the insmod/rmmod lines.
 module_only_for_pvple() {
 	awk '/would run: insmod/ { m = 1 } /would run: rmmod/ { m = 0 }
-	     /^# [a-z]+: bzImage/ { c = $2 }
+	     /^# [a-z0-9]+: bzImage/ { c = $2 }
 	     /would run: .*qemu-system.*l2.bench/ {
-		if ((c == "pvple:") != m) { print "wrong module state for " c; bad = 1 } }
+		if ((c == "pvple:" || c == "underpv:") != m) { print "wrong module state for " c; bad = 1 } }
 	     END { exit bad }' "$tmp/plan"
 }
-check "kvm-pvple is loaded for pvple, and only for pvple" module_only_for_pvple
+check "kvm-pvple is loaded for pvple and underpv, and only for them" module_only_for_pvple
 check "the guests are confined to BENCH_CPUS with taskset" \
 	sh -c "! grep 'would run: .*qemu-system' '$tmp/plan' | grep -vq 'taskset -c 0 '"
+check "every guest names its vCPU threads (debug-threads=on), for pinning" \
+	sh -c "! grep 'would run: .*qemu-system' '$tmp/plan' | grep -vq -- '-name [a-z]*,debug-threads=on '"
+# perf: one command, but for its output file, in every run.
+check "perf counts the same events in every configuration" \
+	sh -c "[ \$(grep -c 'would run: [^ ]*perf stat' '$tmp/plan') = 64 ] &&
+	       [ \$(grep 'would run: [^ ]*perf stat' '$tmp/plan' | sed 's/-o [^ ]*//' | sort -u | wc -l) = 1 ]"
+check "timed runs of 5 s and more: hackbench 200 loops, dbench and locktorture 8 s" \
+	[ "$(grep 'would run: .*qemu-system' "$tmp/plan" |
+	     grep -c 'bench.hb=3:200 bench.db=8:4 bench.lt=8:8 bench.settle=2 bench.warm=2')" = 64 ]
+
+# L1's own plan, two CPUs: the pinning layout.
+GB_DRY=1 GB_CPUS=0,1 sh "$l1" >"$tmp/l1plan" 2>&1
+check "pinning: the co-runner's vCPU i on CPU i mod 2" \
+	grep -qx '# would pin co-runner (vCPU:CPU): 0:0 1:1' "$tmp/l1plan"
+check "pinning: the lock guest's vCPU i on CPU i mod 2, in every run" \
+	[ "$(grep -c '^# would pin lock guest (vCPU:CPU): 0:0 1:1 2:0 3:1$' "$tmp/l1plan")" = 48 ]
+check "the setup line the table reads" \
+	grep -qx '# gb-setup cpus=2 vcpus=4 hogs=2 under=2 blocks=8 pin=1 configs=ple,anchor,anchor2,gyield,pvple,series,under,underpv' "$tmp/l1plan"
+GB_DRY=1 GB_CPUS=0,1 GB_PIN=0 GB_CONFIGS=anchor,pvple,under sh "$l1" >"$tmp/l1nopin" 2>&1
+check "GB_PIN=0 pins nothing" \
+	sh -c "! grep -q 'would pin' '$tmp/l1nopin' && grep -q '^# not pinned: lock guest' '$tmp/l1nopin'"
+check "3 configurations: one design is 6 blocks" \
+	[ "$(grep -c '^ok [0-9]* block [1-6]: ' "$tmp/l1nopin")" = 18 ]
+
+# The same plan from busybox sh, awk, sed... as in L1's initramfs.
+if command -v busybox >/dev/null; then
+	mkdir "$tmp/bb"
+	for app in $(busybox --list); do ln -s "$(command -v busybox)" "$tmp/bb/$app"; done
+	GB_DRY=1 GB_CPUS=0,1 PATH=$tmp/bb:$PATH busybox sh "$l1" >"$tmp/l1plan.bb" 2>&1
+	check "busybox sh and awk plan the same runs as the host's" \
+		cmp "$tmp/l1plan" "$tmp/l1plan.bb"
+	bb_williams() {
+		local k
+		for k in 3 4 5 6 7 8; do
+			[ "$(PATH=$tmp/bb:$PATH busybox sh "$l1" --williams $k)" = "$(sh "$l1" --williams $k)" ] || return 1
+		done
+	}
+	check "busybox awk gives the same Williams designs" bb_williams
+else
+	n=$((n + 2))
+	echo "ok $((n - 1)) guests-bench: busybox plan # SKIP busybox is not installed"
+	echo "ok $n guests-bench: busybox Williams designs # SKIP busybox is not installed"
+fi
 
 ### The tables
 
