@@ -10,8 +10,10 @@
 # as in the test host) with taskset, and their vCPU threads pinned among
 # them in the benchmark's fixed layout (GB_PIN=0: not pinned); kvm-pvple
 # is loaded and unloaded between configurations (kvm-pvple.ko of this
-# tree), and left as it was found.  --dry-run checks the prerequisites,
-# prints the plan and every command it would run, and starts nothing.
+# tree), and left as it was found.  The host's steal time is recorded
+# per workload (scripts/guest/steal-rec.sh; a host that is itself a VM
+# has some).  --dry-run checks the prerequisites, prints the plan and
+# every command it would run, and starts nothing.
 # Environment: GB_* as for l1-guests-bench.sh (GB_BLOCKS, GB_HB, ...).
 set -uo pipefail
 . "$(dirname "$0")/testhost/lib.sh"
@@ -99,8 +101,13 @@ if [ -n "$dry" ]; then
 	exit
 fi
 results=$WORK/bench-host/results-$(date +%Y%m%d-%H%M%S).tap
+"$PVPLE_TOP/scripts/guest/steal-rec.sh" "$results" >"${results%.tap}.steal" &
+srec=$!
 bench >"$results"
 rc=$?
+kill "$srec"
+wait "$srec" 2>/dev/null
+cat "${results%.tap}.steal" >>"$results"
 if [ "$was" = off ] && [ -d /sys/module/kvm_pvple ]; then
 	rmmod kvm_pvple
 fi

@@ -7,7 +7,8 @@
 #  guests  scripts/guest/l1-guests-bench.sh: real Linux guests running
 #          hackbench, dbench and locktorture beside a CPU-hog guest on two
 #          L1 CPUs, in eight configurations from PLE alone to the product
-#          (GB_* settings: that script).
+#          (GB_* settings: that script), with L0's steal time recorded
+#          per workload (scripts/guest/steal-rec.sh).
 # PVPLE_BENCH_ONLY=ple|l3|guests runs one of them.  The tables also go to
 # files named on the last lines, so that a later run can be compared.
 set -uo pipefail
@@ -53,7 +54,7 @@ boot_nested() {
 }
 
 bench_guests() {
-	local v var rc table=$out/guests-$stamp.txt gb=()
+	local v var rc srec table=$out/guests-$stamp.txt gb=()
 	for v in stock gyield pvple; do
 		GUEST_VARIANT=$v "$PVPLE_TOP/scripts/guest/build.sh" ||
 			die "guest kernel build failed ($v)"
@@ -65,13 +66,24 @@ bench_guests() {
 	done
 	log "Linux-guest benchmark: ${GB_BLOCKS:-one Williams design of} blocks of" \
 	    "${GB_CONFIGS:-ple anchor anchor2 gyield pvple series under underpv}"
+	# L0's steal time over each workload (this machine may be a VM).
+	"$PVPLE_TOP/scripts/guest/steal-rec.sh" "$out/guests/results.raw" \
+		>"$out/guests-$stamp.steal" &
+	srec=$!
 	# One Williams design of the eight configurations is 64 guest
 	# boots: more than the hour other boots get.
 	PVPLE_PERF=1 PVPLE_L1_SMP=${PVPLE_L1_SMP:-2} \
 	PVPLE_TIME_LIMIT=${PVPLE_TIME_LIMIT:-7200} \
 		boot_nested guests guestbench "${gb[@]}"
 	rc=$?
+	kill "$srec"
+	wait "$srec" 2>/dev/null
 	grep -a '^# \|^ok\|^not ok' "$out/guests/results.tap" >"$table.log"
+	# What the recorder saw of the last boot only (boot_nested may have
+	# booted L1 again).
+	awk '/^# steal-reset/ { n = 0; next } { l[++n] = $0 }
+	     END { for (i = 1; i <= n; i++) print l[i] }' \
+		"$out/guests-$stamp.steal" >>"$table.log"
 	mkdir -p "$out/guests-$stamp"
 	{
 		sed -n 's/^# guests-bench: //p' "$table.log" | head -n 1

@@ -9,7 +9,8 @@
 #    column, the steal drop, all against an independent computation in
 #    python3 (its own t quantiles,
 #    by integrating Student's density), and that the comparison fails on
-#    a broken statistic.
+#    a broken statistic;
+#  - scripts/guest/steal-rec.sh, on a fake /proc/stat.
 # TAP output.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -378,6 +379,28 @@ check "the check fails on a gate without the A/A" sh -c "! python3 '$tmp/gb.py' 
 check "older results: rounds as blocks, the fair share from the header" \
 	sh -c "grep -E '^dbench MB/s +pvple +3 ' '$tmp/tableold' | tr -s ' ' | cut -d' ' -f7-12 |
 	       grep -qx '2.000 \[2.000, 2.000\] 3/3 - 1.000'"
+
+### L0's steal recorder
+
+printf 'cpu  100 0 100 800 0 0 0 0 0 0\n' >"$tmp/stat"
+STEAL_STAT=$tmp/stat STEAL_PERIOD=0.1 "$top/scripts/guest/steal-rec.sh" "$tmp/res" >"$tmp/steal" 2>&1 &
+srec=$!
+sleep 0.4
+printf '# wl-begin cfg=pvple block=3 wl=dbench up=12.5\r\n' >"$tmp/res"
+sleep 0.5
+# 100 of 1000 ticks stolen since
+printf 'cpu  150 0 150 1600 0 0 0 100 0 0\n' >"$tmp/stat"
+sleep 0.5
+printf '# cfg=pvple block=3 wl=dbench value=33.5 up0=12.5 up1=20.1 hograte=5\r\n' >>"$tmp/res"
+sleep 0.5
+: >"$tmp/res"
+sleep 0.5
+kill "$srec"
+wait "$srec" 2>/dev/null
+check "steal-rec: steal over the workload, per workload, keyed as the run" \
+	grep -q '^# steal cfg=pvple block=3 wl=dbench frac=0.1000 secs=' "$tmp/steal"
+check "steal-rec: a results file started again says so" \
+	sh -c "tail -n 1 '$tmp/steal' | grep -qx '# steal-reset'"
 
 echo "1..$n"
 [ "$failed" = 0 ]
