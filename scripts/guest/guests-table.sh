@@ -1,5 +1,5 @@
 #!/bin/bash
-# guests-table.sh RESULTS [PLOTDIR]: the Linux-guest benchmark's table
+# guests-table.sh RESULTS [PLOTDIR]: the Linux-guest benchmark's tables
 # from the lines of scripts/guest/l1-guests-bench.sh (any other line is
 # ignored), with the statistics of scripts/guest/gb-stats.awk.
 #
@@ -27,6 +27,13 @@
 # steal-rec.sh, L0's steal over that workload) drop a run whose F exceeds
 # GB_STEAL_MAX (0.05: 5 % of L0's CPU time taken by its own hypervisor);
 # the drops are counted and named.
+#
+# Tier A ("# ta-..." lines): each window's rate of locktorture
+# acquisitions, from the guest's cumulative counts (interpolated at the
+# window's ends, moved to the guest's clock, less a guard time at its
+# start), and per ABBA group (off, auto, auto, off) the log ratio
+# (ln B1 + ln B2 - ln A1 - ln A2) / 2, which a linear drift does not
+# move; their geometric mean with a 95 % CI.
 #
 # With PLOTDIR, also writes PLOTDIR/*.dat and, where gnuplot is
 # installed, PLOTDIR/guests-time.png (median with min-max per
@@ -83,6 +90,20 @@ function num(x) {
 function aa_ok(w, m) {
 	return (w in aah) && aah[w] >= 0 && (m < 0 ? -m : m) > aah[w]
 }
+# interp(T): the guest'"'"'s cumulative acquisitions at its time T, linear
+# between progress lines; -1 outside them.
+function interp(t,    lo, hi, mid) {
+	if (np < 2 || t < pu[1] || t > pu[np])
+		return -1
+	lo = 1; hi = np
+	while (hi - lo > 1) {
+		mid = int((lo + hi) / 2)
+		if (pu[mid] <= t) lo = mid; else hi = mid
+	}
+	if (pu[hi] == pu[lo])
+		return pw[lo]
+	return pw[lo] + (pw[hi] - pw[lo]) * (t - pu[lo]) / (pu[hi] - pu[lo])
+}
 $1 != "#" { next }
 $2 == "gb-setup" {
 	kvs(3)
@@ -113,6 +134,15 @@ $2 ~ /^cfg=/ && $3 ~ /^(round|block)=/ {
 	rple[R] = kv["ple"] ~ /^[0-9]+$/
 	next
 }
+$2 == "ta-setup" { kvs(3); guard = kv["guard"] + 0; next }
+$2 == "ta-clock" { kvs(3); offset = kv["offset"] + 0; next }
+$2 == "ta-win" {
+	kvs(3)
+	nwin++; wt[nwin] = kv["l1"] + 0; wm[nwin] = kv["mode"]; wg[nwin] = kv["group"]
+	next
+}
+$2 == "ta-end" { kvs(3); wend = kv["l1"] + 0; next }
+$2 == "ta-progress" { kvs(3); np++; pu[np] = kv["up"] + 0; pw[np] = kv["writes"] + 0; next }
 END {
 	split("under underpv ple anchor anchor2 gyield pvple series", order, " ")
 	no = 8
@@ -317,6 +347,40 @@ END {
 		}
 	}
 
+	if (nwin) {
+		if (R) print ""
+		printf "tier A: kvm-pvple mode=auto (B) against mode=off (A) in one boot, ABBA windows;\n"
+		printf "rates in acquisitions/s over each window less its first %g s (guest clock = L1 - %.3f s)\n",
+		       guard, offset
+		printf "%-6s %12s %12s %12s %12s %9s\n", "group", "A (off)", "B (auto)", "B (auto)", "A (off)", "B/A"
+		for (i = 1; i <= nwin; i++) {
+			t1 = i < nwin ? wt[i + 1] : wend
+			gs = wt[i] - offset + guard; ge = t1 - offset
+			a0 = interp(gs); a1 = interp(ge)
+			rate[i] = (ge > gs && a0 >= 0 && a1 >= 0) ? (a1 - a0) / (ge - gs) : -1
+		}
+		k = 0
+		for (i = 1; i + 3 <= nwin; i += 4) {
+			if (wg[i] != wg[i + 3] || wm[i] != "off" || wm[i + 1] != "auto" ||
+			    wm[i + 2] != "auto" || wm[i + 3] != "off")
+				continue
+			ok = rate[i] > 0 && rate[i + 1] > 0 && rate[i + 2] > 0 && rate[i + 3] > 0
+			lr = "-"
+			if (ok) {
+				x[++k] = (log(rate[i + 1]) + log(rate[i + 2]) - log(rate[i]) - log(rate[i + 3])) / 2
+				lr = sprintf("%.3f", exp(x[k]))
+			}
+			printf "%-6s %12.0f %12.0f %12.0f %12.0f %9s\n", wg[i], rate[i], rate[i + 1],
+			       rate[i + 2], rate[i + 3], lr
+		}
+		gb_ci(x, k)
+		if (k)
+			printf "tier A pvple on/off: %s, %d groups, %d above 1, half-width %s\n",
+			       gb_fmt(gb_m, gb_h), k, gb_pos,
+			       (gb_h < 0 ? "-" : sprintf("%.1f %%", 100 * (exp(gb_h) - 1)))
+		else
+			print "tier A pvple on/off: no complete group"
+	}
 }' "$in"
 
 [ -n "$plots" ] && command -v gnuplot >/dev/null || exit 0

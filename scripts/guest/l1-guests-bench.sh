@@ -7,7 +7,8 @@
 # locktorture (scripts/guest/l2-bench) beside a co-runner guest of
 # GB_HOGS vCPUs that spins CPU hogs and counts their work (l2-init).
 #
-# One guest boot per run.  Configurations:
+# Tier B (GB_TIER=B, the default): what needs another guest kernel, one
+# guest boot per run.  Configurations:
 #   ple      unpatched guest, nopvspin: native qspinlock, KVM's PLE alone
 #   anchor   unpatched guest, stock pvqspinlock, no kvm-pvple: the anchor
 #   anchor2  the anchor again, a configuration of its own: the A/A arm,
@@ -28,6 +29,14 @@
 # GB_BLOCKS blocks, by default one whole design: K rows for K
 # configurations, 2K when K is odd.  Ratios are taken within a block.
 #
+# Tier A (GB_TIER=A): kvm-pvple's decisions alone, in one boot of the
+# guest-pvlock guest with the module loaded: locktorture runs for the
+# whole boot while kvm-pvple's mode= goes off, auto, auto, off (ABBA) in
+# windows of GB_WIN seconds, GB_TA_GROUPS times, after GB_TA_SETTLE
+# seconds.  The guest prints its cumulative acquisitions once a second
+# with its own time stamps; guests-table.sh turns the windows into rates
+# and the ABBA groups into ratios.
+#
 # Noise control: the harness looks at the guests' consoles once a second
 # (no more on the CPUs it measures), the guest settles and runs each
 # workload once unmeasured first (l2-bench), perf counts the same events
@@ -39,7 +48,7 @@
 # hogs each CPU has two lock vCPUs and one hog.  QEMU's other threads
 # are left to the scheduler.
 #
-# Every run prints, for each workload,
+# Every tier-B run prints, for each workload,
 #   # wl-begin cfg=C block=B wl=W up=T0
 #   # cfg=C block=B wl=W value=V up0=T0 up1=T1 hograte=H ple=.. acted=.. ...
 # with the guest's result, L1's uptime when it saw the workload begin and
@@ -53,13 +62,14 @@
 #
 # Settings, from the environment (make bench passes every GB_* it is
 # given on L1's kernel command line, spaces as commas), defaults in ():
-#   GB_CONFIGS (all eight)  GB_BLOCKS (one design;
+#   GB_TIER B|A (B)         GB_CONFIGS (all eight)  GB_BLOCKS (one design;
 #   GB_ROUNDS, the old name) GB_VCPUS (4)   GB_HOGS (2)   GB_CPUS (all)
 #   GB_UNDER_VCPUS (as many as GB_CPUS)     GB_PIN (1)    GB_CPU (host,-xsave)
 #   GB_HB (3:200)  GB_DB (8:4)  GB_LT (8:8)  GB_SETTLE (2)  GB_WARM (2):
 #   l2-bench's bench.* parameters           GB_HOGREP (1): the co-runner's
 #   report interval, s       GB_RUN_LIMIT (300 s a run)   GB_PERF (perf)
-#   GB_DRY (empty): plan only
+#   tier A: GB_WIN (4 s)  GB_TA_GROUPS (40)  GB_TA_SETTLE (20 s)
+#   GB_TA_GUARD (1 s)  GB_TA_WRITERS (8)    GB_DRY (empty): plan only
 . "$(dirname "$0")/l1-lib.sh"
 
 # williams K: a Williams design for K configurations, numbered 0..K-1,
@@ -87,6 +97,7 @@ if [ "${1:-}" = --williams ]; then
 	exit
 fi
 
+tier=${GB_TIER:-B}
 # Comma-separated on a kernel command line, which splits at spaces.
 configs=$(echo "${GB_CONFIGS:-ple anchor anchor2 gyield pvple series under underpv}" | tr , ' ')
 nconf=$(echo $configs | wc -w)
@@ -106,10 +117,16 @@ work="l2.bench=1 bench.hb=${GB_HB:-3:200} bench.db=${GB_DB:-8:4} bench.lt=${GB_L
 work="$work bench.settle=${GB_SETTLE:-2} bench.warm=${GB_WARM:-2}"
 hogrep=${GB_HOGREP:-1}
 limit=${GB_RUN_LIMIT:-300}
+win=${GB_WIN:-4}
+ta_groups=${GB_TA_GROUPS:-40}
+ta_settle=${GB_TA_SETTLE:-20}
+ta_guard=${GB_TA_GUARD:-1}
+ta_writers=${GB_TA_WRITERS:-8}
 ko=${PVPLE_KO:-/pvple/ko/kvm-pvple.ko}
 dry=${GB_DRY:-}
 L2_DRY=$dry
 vms=/sys/kernel/debug/kvm-pvple/vms
+modeparam=/sys/module/kvm_pvple/parameters/mode
 kvmdbg=/sys/kernel/debug/kvm
 colog=/tmp/gb-corunner.log
 perf=${GB_PERF:-$(command -v perf)}
@@ -367,33 +384,139 @@ check_guest() {
 	return 1
 }
 
+# tier_a: one boot, kvm-pvple's mode switched in ABBA windows.
+tier_a() {
+	name=tiera log=/tmp/gb-tiera.log
+	# The guest's locktorture outlasts the windows by 30 s, then the
+	# guest reports and ends.
+	secs=$((ta_settle + 4 * ta_groups * win + 30))
+	echo "# ta-setup win=$win guard=$ta_guard groups=$ta_groups settle=$ta_settle writers=$ta_writers"
+	do_ kill -CONT "$corunner"
+	module on
+	do_ sh -c "echo auto >$modeparam"
+	L2_MEM=768M
+	l2_start "$log" bzImage-pvple "$cpu" \
+		"l2.bench=1 bench.hb=0 bench.db=0 bench.lt=0 bench.settle=0 bench.warm=0 bench.ta=$secs:$ta_writers" \
+		-smp "$vcpus" -name lock,debug-threads=on
+	L2_MEM=
+	pin "lock guest" "$qpid" "$vcpus"
+	if [ -n "$dry" ]; then
+		echo "# would wait for the first progress line, then $ta_settle s"
+		g=0 i=0
+		while [ "$g" -lt "$ta_groups" ]; do
+			g=$((g + 1))
+			for m in off auto auto off; do
+				i=$((i + 1))
+				echo "# would run: echo $m >$modeparam # window $i, group $g, $win s"
+			done
+		done
+		do_ sh -c "echo auto >$modeparam"
+		return 0
+	fi
+	# The guest boots, then locktorture prints its first line.
+	uptime_
+	start=${up%.*}
+	while ! tr -d '\r' <"$log" | grep -q '^L2-PROGRESS '; do
+		uptime_
+		if ! kill -0 "$qpid" 2>/dev/null || [ $((${up%.*} - start)) -ge "$limit" ]; then
+			echo "# tiera: no progress line after $((${up%.*} - start)) s"
+			kill -9 "$qpid" 2>/dev/null
+			wait "$qpid"
+			check_guest tiera 1
+			return 1
+		fi
+		sleep 1
+	done
+	# Settle, and meanwhile the guest's clock against L1's: the offset
+	# is the least of (L1's uptime when a progress line is seen) - (the
+	# guest's time stamp on it), looked at every 0.2 s.  Only now: the
+	# windows themselves are not polled.
+	uptime_
+	start=${up%.*} off= k=0 seen=0
+	while [ $((${up%.*} - start)) -lt "$ta_settle" ]; do
+		set -- $(tr -d '\r' <"$log" | awk '/^L2-PROGRESS [0-9.]+ [0-9]+$/ { n++; g = $2 } END { print n + 0, g }')
+		uptime_
+		if [ "$1" -gt "$seen" ]; then
+			seen=$1 k=$((k + 1))
+			off=$(echo "$up $2 $off" | awk '{ d = $1 - $2; if (NF > 2 && $3 < d) d = $3; printf "%.3f", d }')
+		fi
+		sleep 0.2
+	done
+	echo "# ta-clock offset=$off samples=$k"
+	g=0 i=0
+	while [ "$g" -lt "$ta_groups" ]; do
+		g=$((g + 1))
+		for m in off auto auto off; do
+			i=$((i + 1))
+			echo "$m" >"$modeparam"
+			uptime_
+			echo "# ta-win win=$i group=$g mode=$m l1=$up"
+			sleep "$win"
+		done
+	done
+	uptime_
+	echo "# ta-end l1=$up"
+	echo auto >"$modeparam"
+	# The guest's own end: 30 s more of locktorture, then its report.
+	start=${up%.*}
+	while kill -0 "$qpid" 2>/dev/null; do
+		sleep 1
+		tr -d '\r' <"$log" | grep -q '^L2-END' && kill "$qpid"
+		uptime_
+		if [ $((${up%.*} - start)) -ge "$limit" ]; then
+			echo "# tiera: lock guest still running after $limit s: killed"
+			kill -9 "$qpid"
+		fi
+	done
+	wait "$qpid"
+	tr -d '\r' <"$log" |
+		sed -n 's/^L2-PROGRESS \([0-9.]*\) \([0-9]*\)$/# ta-progress up=\1 writes=\2/p'
+	check_guest tiera 1
+}
+
 echo "TAP version 13"
-echo "1..$((blocks * nconf))"
-echo "# guests-bench: $vcpus-vCPU lock guest, $hogs-vCPU co-runner," \
+if [ "$tier" = A ]; then
+	echo "1..1"
+else
+	echo "1..$((blocks * nconf))"
+fi
+echo "# guests-bench: tier $tier, $vcpus-vCPU lock guest, $hogs-vCPU co-runner," \
      "$under vCPUs undercommitted, $ncpus host CPUs," \
-     "$blocks blocks of $nconf; $work"
-echo "# gb-setup cpus=$ncpus vcpus=$vcpus hogs=$hogs under=$under" \
+     "$([ "$tier" = A ] && echo "$ta_groups ABBA groups of $win s windows" ||
+	echo "$blocks blocks of $nconf"); $work"
+echo "# gb-setup tier=$tier cpus=$ncpus vcpus=$vcpus hogs=$hogs under=$under" \
      "blocks=$blocks pin=$pin_on configs=$(echo $configs | tr ' ' ,)"
 [ -n "$perf" ] || echo "# perf not found: no perf stat lines"
 [ -n "$dry" ] || keeper_start
 corunner_start
 
-b=0
-while [ "$b" -lt "$blocks" ]; do
-	b=$((b + 1))
-	o=$(order "$b")
-	echo "# block $b: $o"
-	for c in $o; do
-		run "$c" "$b"
-		rc=$?
-		if [ "$rc" = 2 ]; then
-			n=$((n + 1))
-			echo "ok $n block $b: $c # SKIP emulator: the guest stopped before /init"
-		else
-			result "$rc" "block $b: $c"
-		fi
+if [ "$tier" = A ]; then
+	tier_a
+	rc=$?
+	if [ "$rc" = 2 ]; then
+		n=$((n + 1))
+		echo "ok $n tier A # SKIP emulator: the guest stopped before /init"
+	else
+		result "$rc" "tier A: $ta_groups ABBA groups"
+	fi
+else
+	b=0
+	while [ "$b" -lt "$blocks" ]; do
+		b=$((b + 1))
+		o=$(order "$b")
+		echo "# block $b: $o"
+		for c in $o; do
+			run "$c" "$b"
+			rc=$?
+			if [ "$rc" = 2 ]; then
+				n=$((n + 1))
+				echo "ok $n block $b: $c # SKIP emulator: the guest stopped before /init"
+			else
+				result "$rc" "block $b: $c"
+			fi
+		done
 	done
-done
+fi
 
 if [ -z "$dry" ]; then
 	kill -CONT "$corunner"

@@ -7,8 +7,9 @@
 #  guests  scripts/guest/l1-guests-bench.sh: real Linux guests running
 #          hackbench, dbench and locktorture beside a CPU-hog guest on two
 #          L1 CPUs, in eight configurations from PLE alone to the product
-#          (GB_* settings: that script), with L0's steal time recorded
-#          per workload (scripts/guest/steal-rec.sh).
+#          (GB_* settings: that script; GB_TIER=A for the within-boot A/B
+#          of kvm-pvple), with L0's steal time recorded per workload
+#          (scripts/guest/steal-rec.sh).
 # PVPLE_BENCH_ONLY=ple|l3|guests runs one of them.  The tables also go to
 # files named on the last lines, so that a later run can be compared.
 set -uo pipefail
@@ -64,8 +65,13 @@ bench_guests() {
 	for var in ${!GB_*}; do
 		gb+=("$var=$(echo ${!var} | tr ' ' ,)")
 	done
-	log "Linux-guest benchmark: ${GB_BLOCKS:-one Williams design of} blocks of" \
-	    "${GB_CONFIGS:-ple anchor anchor2 gyield pvple series under underpv}"
+	if [ "${GB_TIER:-B}" = A ]; then
+		log "Linux-guest benchmark, tier A: ${GB_TA_GROUPS:-40} ABBA groups of" \
+		    "${GB_WIN:-4} s windows, kvm-pvple mode=auto against off"
+	else
+		log "Linux-guest benchmark: ${GB_BLOCKS:-one Williams design of} blocks of" \
+		    "${GB_CONFIGS:-ple anchor anchor2 gyield pvple series under underpv}"
+	fi
 	# L0's steal time over each workload (this machine may be a VM).
 	"$PVPLE_TOP/scripts/guest/steal-rec.sh" "$out/guests/results.raw" \
 		>"$out/guests-$stamp.steal" &

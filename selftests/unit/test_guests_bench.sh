@@ -1,13 +1,13 @@
 #!/bin/bash
 # Unit tests of the Linux-guest benchmark's parts that need no KVM:
 #  - the plan "make bench-host --dry-run" prints (what a real host would
-#    run, block by block), the Williams design behind it, pinning, and the
-#    same plan from L1's busybox;
+#    run, block by block), the Williams design behind it, pinning, tier A's
+#    plan, and the same plan from L1's busybox;
 #  - the tables scripts/guest/guests-table.sh computes from results files
 #    with known figures: the paired ratios and their 95 % intervals, the
 #    A/A row and the claim gate, the co-runner's ratio, the fair-share
-#    column, the steal drop, all against an independent computation in
-#    python3 (its own t quantiles,
+#    column, the steal drop, tier A's windows and ABBA pairing, all
+#    against an independent computation in python3 (its own t quantiles,
 #    by integrating Student's density), and that the comparison fails on
 #    a broken statistic;
 #  - scripts/guest/steal-rec.sh, on a fake /proc/stat.
@@ -155,7 +155,7 @@ check "pinning: the co-runner's vCPU i on CPU i mod 2" \
 check "pinning: the lock guest's vCPU i on CPU i mod 2, in every run" \
 	[ "$(grep -c '^# would pin lock guest (vCPU:CPU): 0:0 1:1 2:0 3:1$' "$tmp/l1plan")" = 48 ]
 check "the setup line the table reads" \
-	grep -qx '# gb-setup cpus=2 vcpus=4 hogs=2 under=2 blocks=8 pin=1 configs=ple,anchor,anchor2,gyield,pvple,series,under,underpv' "$tmp/l1plan"
+	grep -qx '# gb-setup tier=B cpus=2 vcpus=4 hogs=2 under=2 blocks=8 pin=1 configs=ple,anchor,anchor2,gyield,pvple,series,under,underpv' "$tmp/l1plan"
 GB_DRY=1 GB_CPUS=0,1 GB_PIN=0 GB_CONFIGS=anchor,pvple,under sh "$l1" >"$tmp/l1nopin" 2>&1
 check "GB_PIN=0 pins nothing" \
 	sh -c "! grep -q 'would pin' '$tmp/l1nopin' && grep -q '^# not pinned: lock guest' '$tmp/l1nopin'"
@@ -182,9 +182,22 @@ else
 	echo "ok $n guests-bench: busybox Williams designs # SKIP busybox is not installed"
 fi
 
+# Tier A's plan: one boot, ABBA windows.
+GB_DRY=1 GB_TIER=A GB_TA_GROUPS=3 GB_CPUS=0,1 sh "$l1" >"$tmp/planA" 2>&1
+check "tier A: one boot of the guest-pvlock guest, long enough for its windows" \
+	sh -c "[ \$(grep -c 'would run: .*qemu-system.*l2.bench' '$tmp/planA') = 1 ] &&
+	       grep 'would run: .*qemu-system.*l2.bench' '$tmp/planA' |
+	       grep -q 'bzImage-pvple .*bench.hb=0 bench.db=0 bench.lt=0 .*bench.ta=98:8'"
+check "tier A: kvm-pvple loaded before the guest starts" \
+	sh -c "sed -n '/would run: insmod/,\$p' '$tmp/planA' | grep -q 'qemu-system.*bench.ta='"
+check "tier A: windows off, auto, auto, off, group after group, then auto" \
+	[ "$(sed -n 's|^# would run: \(sh -c \)\?echo \([a-z]*\) >/sys/module/kvm_pvple/parameters/mode.*|\2|p' "$tmp/planA" | tr '\n' ' ')" = \
+	  "auto off auto auto off off auto auto off off auto auto off auto " ]
+check "tier A: one TAP line" grep -qx '1\.\.1' "$tmp/planA"
+
 ### The tables
 
-# gb.py gen RESULTS EXPECT: a results file with known logs, and what
+# gb.py gen RESULTS TIERA EXPECT: results files with known logs, and what
 # the tables must say, computed here: mean and sample deviation of the
 # logs, Student's t by integrating its density (not a table).
 # gb.py cmp WHAT TABLE EXPECT: compares one part of a table.
@@ -210,7 +223,7 @@ def ci(x):
     return {"g": math.exp(m), "lo": math.exp(m - h), "hi": math.exp(m + h),
             "n": len(x), "pos": sum(1 for v in x if v > 0), "m": m, "h": h}
 
-def gen(results, expect):
+def gen(results, tiera, expect):
     B = range(1, 9)
     # speed logs against the anchor, per block; locktorture's are twice
     x = {"anchor": {b: 0 for b in B},
@@ -261,6 +274,33 @@ def gen(results, expect):
                     for k in B if (w, c, k) in speed]
             e["median"][w + " " + c] = [statistics.median(vals), len(vals)]
 
+    # Tier A: L1 = guest + 1000.  Window i starts at guest 50 + 4 (i - 1);
+    # its first second still runs at the previous window's rate (the
+    # switch takes hold), which the guard of 1 s leaves out.  Rates
+    # drift up window by window.
+    t = ["# ta-setup win=4 guard=1 groups=6 settle=20 writers=8",
+         "# ta-clock offset=1000.000 samples=20"]
+    rate, logs, i = {}, [], 0
+    for g in range(1, 7):
+        k = 1.15 + 0.02 * ((3 * g) % 5 - 2)
+        for mode in ("off", "auto", "auto", "off"):
+            i += 1
+            rate[i] = 100000.0 * (1 + 0.01 * i) * (k if mode == "auto" else 1) * \
+                      (1 + 0.005 * ((7 * i) % 5 - 2))
+            t.append("# ta-win win=%d group=%d mode=%s l1=%.2f" % (i, g, mode, 1050 + 4 * (i - 1)))
+        r = [rate[i - 3], rate[i - 2], rate[i - 1], rate[i]]
+        logs.append((math.log(r[1]) + math.log(r[2]) - math.log(r[0]) - math.log(r[3])) / 2)
+    t.append("# ta-end l1=%.2f" % (1050 + 4 * i))
+    w = 0.0
+    for u in range(45, 50 + 4 * i + 5):
+        t.append("# ta-progress up=%.6f writes=%d" % (u, round(w)))
+        k = (u - 50) // 4 + 1
+        if 1 <= k <= i:
+            w += rate[k - 1] if (u - 50) % 4 == 0 and k > 1 else rate[k]
+        else:
+            w += 100000.0
+    open(tiera, "w").write("\n".join(t) + "\n")
+    e["tiera"] = ci(logs)
     json.dump(e, open(expect, "w"))
 
 def near(a, b, what, bad, tol=0.0015):
@@ -316,14 +356,25 @@ def cmp(what, table, expect):
             r = [r for r in rows if r[:1] != " " and r.split()[:2] == key.split()]
             if not r or want not in r[0]:
                 print(key + ": wanted " + want); bad.append(key)
+    elif what == "tiera":
+        x = e["tiera"]
+        r = [r for r in rows if r.startswith("tier A pvple on/off:")]
+        if not r:
+            print("no tier A line"); sys.exit(1)
+        f = r[0].split()
+        near(f[4], x["g"], "tier A geomean", bad)
+        near(f[5].strip("[,"), x["lo"], "tier A low", bad)
+        near(f[6].strip("],"), x["hi"], "tier A high", bad)
+        if f[7] != str(x["n"]):
+            print("tier A groups " + f[7]); bad.append("n")
     sys.exit(1 if bad else 0)
 
 if sys.argv[1] == "gen":
-    gen(*sys.argv[2:4])
+    gen(*sys.argv[2:5])
 else:
     cmp(*sys.argv[2:5])
 EOF
-python3 "$tmp/gb.py" gen "$tmp/results" "$tmp/expect"
+python3 "$tmp/gb.py" gen "$tmp/results" "$tmp/tiera" "$tmp/expect"
 "$top/scripts/guest/guests-table.sh" "$tmp/results" "$tmp/plots" >"$tmp/table" 2>&1
 rc=$?
 check "the table script runs" [ $rc = 0 ]
@@ -351,7 +402,7 @@ check "plot data: the paired ratios with their bounds" \
 
 # Can the comparison fail?  The same results through a broken statistic:
 # the normal 1.96 at 7 degrees of freedom, a deviation over n instead of
-# n - 1, a gate without the A/A.
+# n - 1, a gate against the effect's own interval, the guard left out.
 mkdir "$tmp/broken"
 mutant() {
 	rm -rf "$tmp/broken"/*
@@ -365,6 +416,15 @@ mutant gb-stats.awk 's|s / (n - 1) / n|s / n / n|' "$tmp/results"
 check "the check fails on a deviation over n" sh -c "! python3 '$tmp/gb.py' cmp ratio '$tmp/table.broken' '$tmp/expect'"
 mutant guests-table.sh 's/aah\[wl\[j\]\] = gb_h/aah[wl[j]] = 0/' "$tmp/results"
 check "the check fails on a gate without the A/A" sh -c "! python3 '$tmp/gb.py' cmp gate '$tmp/table.broken' '$tmp/expect'"
+mutant guests-table.sh 's/gs = wt\[i\] - offset + guard/gs = wt[i] - offset/' "$tmp/tiera"
+check "the check fails on tier A without its guard" sh -c "! python3 '$tmp/gb.py' cmp tiera '$tmp/table.broken' '$tmp/expect'"
+
+"$top/scripts/guest/guests-table.sh" "$tmp/tiera" >"$tmp/tableA" 2>&1
+check "tier A: per-window rates over the guarded windows, ABBA pairs, geometric mean and CI" \
+	gbcmp tiera "$tmp/tableA"
+check "tier A: a line per ABBA group" \
+	[ "$(grep -c '^[1-6] ' "$tmp/tableA")" = 6 ]
+
 # Older results (round=, no setup line): read as blocks, the header parsed.
 {
 	echo "# guests-bench: 4-vCPU lock guest, 2-vCPU co-runner, 2 vCPUs undercommitted, 2 host CPUs, 5 rounds; x"
