@@ -94,7 +94,7 @@ bench_guests() {
 	{
 		sed -n 's/^# guests-bench: //p' "$table.log" | head -n 1
 		echo "test host: L1 = Debian $KVER under QEMU TCG, $(grep -c '^processor' /proc/cpuinfo) host cores;"
-		echo "no PLE hardware: the pause-filter fixture makes every PAUSE exit"
+		echo "no PLE hardware: $(sed -n 's/^# pause mode: //p' "$out/guests/results.tap" | head -n 1)"
 		echo
 		"$PVPLE_TOP/scripts/guest/guests-table.sh" "$table.log" "$out/guests-$stamp"
 		echo

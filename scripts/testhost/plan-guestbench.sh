@@ -1,2 +1,2 @@
 # Sourced by /init: the Linux-guest benchmark of "make bench" (guests).
-run_test guestbench 3600 /pvple/bin/guests-bench.sh
+run_test guestbench 7000 /pvple/bin/guests-bench.sh
