@@ -81,6 +81,10 @@ for i in $(seq 1 "$boots"); do
 		outcome=$(tail -n1 "$out/outcome")
 		dt=$(($(date +%s) - t0))
 		echo "$name $i $c $outcome $dt" | tee -a "$out/boots.txt"
+		# A bench boot's runs are data: kept, clean or not, for
+		# guests-table.sh (blocks from several boots pair alike).
+		[ "$load" != bench ] ||
+			cp "$out/boot/results.tap" "$out/$name-$i.results.tap" 2>/dev/null
 		if [ "$outcome" != clean ]; then
 			cp "$out/boot.verdict" "$out/$name-$i.verdict"
 			cp "$out/boot/console.log" "$out/$name-$i.console.log" 2>/dev/null
