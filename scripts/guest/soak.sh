@@ -31,9 +31,12 @@ cfg_env() {
 		export "${a?}"
 	done
 }
-# Each configuration's L0 QEMU must exist before the first boot.
+# Each configuration's L0 QEMU must exist before the first boot; the
+# bench's load also needs its workloads and perf (as bench.sh does).
+extra=()
+[ "${SOAK_LOAD:-}" != bench ] || extra=(rt-tests dbench gnuplot-nox linux-perf:6.12)
 for cfg in "$@"; do
-	(cfg_env "$cfg" && "$PVPLE_TOP/scripts/testhost/prepare.sh") ||
+	(cfg_env "$cfg" && "$PVPLE_TOP/scripts/testhost/prepare.sh" "${extra[@]}") ||
 		die "prepare failed for $cfg"
 done
 pvple_resolve_versions

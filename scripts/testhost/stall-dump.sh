@@ -59,6 +59,26 @@ PY
 		echo "=== gdb: thread apply all bt"
 		timeout 60 gdb -p "$pid" -batch -nx -ex 'set pagination off' \
 			-ex 'thread apply all bt 12' 2>&1 | grep -v '^\[New LWP\|^warning:'
+		# What decides whether a pending interrupt reaches a vCPU
+		# (x86_cpu_pending_interrupt() in target/i386/cpu.c): the
+		# request bits, the exit request and the TB-exit counter a
+		# kick sets, GIF, the host IF saved at VMRUN (HF2_HIF) and
+		# V_INTR masking, NMI blocking, guest mode.  Needs the
+		# symbols of the QEMU that qemu.sh builds.
+		echo "=== gdb: each vCPU's interrupt state"
+		cmds=$(mktemp)
+		cat >"$cmds" <<'GDB'
+set $c = (CPUState *)cpus_queue.tqh_first
+while $c
+printf "cpu %d: interrupt_request=%#x exit_request=%d halted=%d icount_decr=%#x hflags=%#x hflags2=%#x eflags=%#x int_ctl=%#x intercept=%#lx\n", $c->cpu_index, $c->interrupt_request, $c->exit_request, $c->halted, $c->neg.icount_decr.u32, ((X86CPU *)$c)->env.hflags, ((X86CPU *)$c)->env.hflags2, ((X86CPU *)$c)->env.eflags, ((X86CPU *)$c)->env.int_ctl, ((X86CPU *)$c)->env.intercept
+set $c = $c->node.tqe_next
+end
+GDB
+		timeout 60 gdb -p "$pid" -batch -nx -ex 'set pagination off' \
+			-x "$cmds" 2>&1 | grep '^cpu [0-9]'
+		rm -f "$cmds"
+		echo "    (hflags2: GIF 0x1, HIF 0x2, NMI blocked 0x4, VINTR 0x8," \
+		     "VGIF 0x100; hflags: guest mode 0x200000, inhibit-IRQ 0x8)"
 	fi
 } >"$out" 2>&1
 exit 0
