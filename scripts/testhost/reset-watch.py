@@ -15,9 +15,61 @@ state), and never fails the caller.
 """
 import json
 import os
+import re
 import socket
+import subprocess
 import sys
+import tempfile
 import time
+
+# Where each vCPU's SVM areas are (QEMU's CPUX86State: the host save area
+# of MSR_VM_HSAVE_PA, and the VMCB of the last VMRUN).  Needs the symbols
+# of the QEMU that qemu.sh builds.
+GDB_AREAS = """set $c = (CPUState *)cpus_queue.tqh_first
+while $c
+printf "cpu %d vm_hsave=%#lx vm_vmcb=%#lx hflags=%#x hflags2=%#x\\n", $c->cpu_index, ((X86CPU *)$c)->env.vm_hsave, ((X86CPU *)$c)->env.vm_vmcb, ((X86CPU *)$c)->env.hflags, ((X86CPU *)$c)->env.hflags2
+set $c = $c->node.tqe_next
+end
+"""
+# Offsets in struct vmcb (the save area starts at 0x400): what #VMEXIT
+# restores from the host save area, and what the guest had in its VMCB.
+VMCB_FIELDS = (("efer", 0x4d0), ("cr4", 0x548), ("cr3", 0x550),
+               ("cr0", 0x558), ("rip", 0x578), ("rsp", 0x5d8))
+
+
+def svm_areas(pid, q):
+    """Each vCPU's host save area and VMCB, as QEMU holds them."""
+    out = ["=== gdb: each vCPU's SVM areas"]
+    cmds = None
+    try:
+        with tempfile.NamedTemporaryFile("w", suffix=".gdb",
+                                         delete=False) as f:
+            f.write(GDB_AREAS)
+            cmds = f.name
+        gdb = subprocess.run(["gdb", "-p", str(pid), "-batch", "-nx",
+                              "-ex", "set pagination off", "-x", cmds],
+                             capture_output=True, text=True, timeout=60)
+        lines = [ln for ln in gdb.stdout.splitlines() if ln.startswith("cpu ")]
+    except (OSError, subprocess.SubprocessError) as e:
+        return "\n".join(out + ["(gdb: %s)" % e]) + "\n"
+    finally:
+        if cmds:
+            os.unlink(cmds)
+    out += lines
+    for ln in lines:
+        m = re.match(r"cpu (\d+) vm_hsave=(\S+) vm_vmcb=(\S+)", ln)
+        if not m:
+            continue
+        for area, base in (("hsave", m.group(2)), ("vmcb", m.group(3))):
+            base = int(base, 16)
+            vals = []
+            for name, off in VMCB_FIELDS:
+                text = q.cmd("human-monitor-command",
+                             **{"command-line": "xp /1gx %#x" % (base + off)})
+                vals.append("%s=%s" % (name, text.split(":")[-1].strip()))
+            out.append("cpu %s %s %#x: %s" % (m.group(1), area, base,
+                                              " ".join(vals)))
+    return "\n".join(out) + "\n"
 
 
 def alive(pid):
@@ -65,7 +117,7 @@ class Qmp:
                 return ev.get("data", {}).get("reason", "?")
 
 
-def session(path, results, out):
+def session(pid, path, results, out):
     q = Qmp(path)
     reason = q.shutdown_reason()
     try:
@@ -84,6 +136,7 @@ def session(path, results, out):
                 text = q.cmd("human-monitor-command",
                              **{"command-line": cmd})
                 o.write("=== (qemu) %s\n%s\n" % (cmd, text))
+            o.write(svm_areas(pid, q))
     q.cmd("quit")
 
 
@@ -91,7 +144,7 @@ def main():
     pid = int(sys.argv[1])
     while alive(pid):
         try:
-            session(*sys.argv[2:5])
+            session(pid, *sys.argv[2:5])
             return
         except (OSError, EOFError, ValueError):
             time.sleep(0.5)
