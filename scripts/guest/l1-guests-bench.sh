@@ -63,7 +63,8 @@
 # Settings, from the environment (make bench passes every GB_* it is
 # given on L1's kernel command line, spaces as commas), defaults in ():
 #   GB_TIER B|A (B)         GB_CONFIGS (all eight)  GB_BLOCKS (one design;
-#   GB_ROUNDS, the old name) GB_VCPUS (4)   GB_HOGS (2)   GB_CPUS (all)
+#   GB_ROUNDS, the old name) GB_BLOCK0 (1: the first block's number)
+#   GB_VCPUS (4)   GB_HOGS (2)   GB_CPUS (all)
 #   GB_UNDER_VCPUS (as many as GB_CPUS)     GB_PIN (1)    GB_CPU (host,-xsave)
 #   GB_HB (3:200)  GB_DB (8:4)  GB_LT (8:8)  GB_SETTLE (2)  GB_WARM (2):
 #   l2-bench's bench.* parameters           GB_HOGREP (1): the co-runner's
@@ -500,8 +501,11 @@ if [ "$tier" = A ]; then
 		result "$rc" "tier A: $ta_groups ABBA groups"
 	fi
 else
-	b=0
-	while [ "$b" -lt "$blocks" ]; do
+	# GB_BLOCK0: the first block's number, so that blocks run in
+	# several boots (soak.sh's bench load) take the design's rows in
+	# turn and keep distinct numbers.
+	b=$((${GB_BLOCK0:-1} - 1))
+	while [ "$b" -lt "$((blocks + ${GB_BLOCK0:-1} - 1))" ]; do
 		b=$((b + 1))
 		o=$(order "$b")
 		echo "# block $b: $o"

@@ -3,7 +3,9 @@
 # "make guest-check" workload, per configuration of the emulator.
 # SOAK_LOAD=bench runs the Linux-guest benchmark's load instead: L1 with
 # two CPUs, perf in L1, the 4-vCPU lock guest beside the 2-vCPU hog guest,
-# one round of SOAK_BENCH_CONFIGS (default anchor,pvple) per boot.
+# one block of SOAK_BENCH_CONFIGS (default anchor,pvple) per boot, boot i
+# taking block i (its row of the Williams design), so that the kept
+# results tables of all boots add up to one tier-B table.
 #
 # A CONFIG is NAME or NAME:VAR=VALUE[,VAR=VALUE...], the variables being
 # the test host's (lib.sh, boot.sh), e.g.
@@ -66,8 +68,9 @@ soak_boot() {
 	PVPLE_L2=1 PVPLE_PERF=1 PVPLE_TCG_THREAD=${PVPLE_TCG_THREAD:-multi} \
 	PVPLE_L1_SMP=${PVPLE_L1_SMP:-2} PVPLE_TIME_LIMIT=${PVPLE_TIME_LIMIT:-1200} \
 	PVPLE_STALL_LIMIT=${PVPLE_STALL_LIMIT:-90} \
-		"$PVPLE_TOP/scripts/testhost/boot.sh" guestbench "$2" GB_ROUNDS=1 \
-		GB_CONFIGS="${SOAK_BENCH_CONFIGS:-anchor,pvple}" >"$2.verdict" 2>&1
+		"$PVPLE_TOP/scripts/testhost/boot.sh" guestbench "$2" GB_BLOCKS=1 \
+		GB_BLOCK0="$i" GB_CONFIGS="${SOAK_BENCH_CONFIGS:-anchor,pvple}" \
+		>"$2.verdict" 2>&1
 	pvple_bench_outcome $? "$2.verdict" "$2/results.tap"
 }
 log "soak ($load): $boots boots per configuration, logs in $out"
