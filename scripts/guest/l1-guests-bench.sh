@@ -491,15 +491,20 @@ echo "# gb-setup tier=$tier cpus=$ncpus vcpus=$vcpus hogs=$hogs under=$under" \
 [ -n "$dry" ] || keeper_start
 corunner_start
 
+# outcome RC WHAT: the TAP line of a run; status 2 is a guest that stopped
+# in the emulator before /init, skipped and said so, never passed.
+outcome() {
+	if [ "$1" = 2 ]; then
+		n=$((n + 1))
+		echo "ok $n $2 # SKIP emulator: the guest stopped before /init"
+	else
+		result "$1" "$2"
+	fi
+}
+
 if [ "$tier" = A ]; then
 	tier_a
-	rc=$?
-	if [ "$rc" = 2 ]; then
-		n=$((n + 1))
-		echo "ok $n tier A # SKIP emulator: the guest stopped before /init"
-	else
-		result "$rc" "tier A: $ta_groups ABBA groups"
-	fi
+	outcome $? "tier A: $ta_groups ABBA groups"
 else
 	# GB_BLOCK0: the first block's number, so that blocks run in
 	# several boots (soak.sh's bench load) take the design's rows in
@@ -511,13 +516,7 @@ else
 		echo "# block $b: $o"
 		for c in $o; do
 			run "$c" "$b"
-			rc=$?
-			if [ "$rc" = 2 ]; then
-				n=$((n + 1))
-				echo "ok $n block $b: $c # SKIP emulator: the guest stopped before /init"
-			else
-				result "$rc" "block $b: $c"
-			fi
+			outcome $? "block $b: $c"
 		done
 	done
 fi
