@@ -10,7 +10,8 @@
 # Environment: PVPLE_TIME_LIMIT (s, whole boot), PVPLE_STALL_LIMIT (s with
 # no console output), PVPLE_TCG_THREAD (single|multi), PVPLE_L1_SMP,
 # PVPLE_L0 / PVPLE_L0_QEMU (which QEMU, lib.sh), PVPLE_PAUSE (filter|every,
-# below), PVPLE_L1_ARGS (more L1 kernel arguments, e.g. no5lvl).
+# below), PVPLE_L1_ARGS (more L1 kernel arguments, e.g. no5lvl),
+# PVPLE_CPU_FLAGS (more -cpu flags for L1, e.g. -vgif).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 pvple_resolve_versions
@@ -49,7 +50,7 @@ log "booting L1 ($L1_KVER, tcg thread=$thread, smp=$smp, pause=$pause," \
 start=$(date +%s)
 rm -f "$out/monitor.sock" "$out/stall.txt"
 pvple_l0_watch "$out"
-"$L0_QEMU" -accel tcg,thread="$thread" -cpu "$cpu" -smp "$smp" -m 2G \
+"$L0_QEMU" -accel tcg,thread="$thread" -cpu "$cpu${PVPLE_CPU_FLAGS:+,$PVPLE_CPU_FLAGS}" -smp "$smp" -m 2G \
 	-display none -nodefaults "${L0_WATCH[@]}" \
 	-monitor unix:"$out/monitor.sock",server=on,wait=off \
 	-serial file:"$out/console.raw" -serial file:"$out/results.raw" \
