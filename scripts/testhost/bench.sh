@@ -1,7 +1,11 @@
 #!/bin/bash
 # "make bench": three boots of the test host.
 #  ple     pvple_bench: the table "metric pvple stock ratio", measured side
-#          by side in one boot (PLE exits, yields, parks).  Synthetic.
+#          by side in one boot (PLE exits, yields, parks).  Synthetic, a
+#          measure of the mechanism and its per-exit costs: it runs in the
+#          "every" pause mode (every PAUSE exits, testhost.rst) unless
+#          PVPLE_PAUSE says otherwise, so its rows compare with the
+#          earlier runs in results.rst.
 #  l3      scripts/guest/l1-l3-bench.sh: a nested Linux guest under a
 #          wake-up load without an L3, with kvm-pvple's and with QEMU's.
 #  guests  scripts/guest/l1-guests-bench.sh: real Linux guests running
@@ -187,6 +191,7 @@ esac
 # thread in turn, so two L1 CPUs are not concurrent in real time and L1's
 # scheduler would be measuring the emulator.  With one, every vCPU beyond
 # the first is real overcommit, scheduled by L1's own kernel.
+PVPLE_PAUSE=${PVPLE_PAUSE:-every} \
 PVPLE_L1_SMP=${PVPLE_L1_SMP:-1} PVPLE_TIME_LIMIT=${PVPLE_TIME_LIMIT:-3600} \
 	"$PVPLE_TOP/scripts/testhost/boot.sh" bench "$out/l1" \
 	${PVPLE_BENCH_PARAMS:+pvple.bench_params=$PVPLE_BENCH_PARAMS} >"$out/verdict" 2>&1
