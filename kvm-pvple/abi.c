@@ -144,7 +144,8 @@ enum pvple_rec pvple_read_record(struct kvm_vcpu *vcpu, struct pvple_vcpu *pv,
  * Whatever is read is checked like any guest value, so a record torn by a
  * hostile guest costs what stock does.
  *
- * kvm->srcu is held: every caller is in KVM_RUN (x86.c:11108).
+ * kvm->srcu is held: every caller is in KVM_RUN, under the read lock
+ * kvm_arch_vcpu_ioctl_run() takes.
  */
 enum pvple_rec pvple_read_other(struct kvm_vcpu *t, struct pvple_vcpu *tpv,
 				struct pvple_area *rec)

@@ -95,7 +95,7 @@ static void pvple_destroy_observe(struct ftrace_regs *fregs)
 /*
  * void kvm_vcpu_reset(struct kvm_vcpu *vcpu, bool init_event): INIT and
  * RESET.  KVM forgets the guest's steal-time and async-PF areas there
- * (arch/x86/kvm/x86.c:11706-11708); a pvple area goes the same way.
+ * (kvm_vcpu_reset() in arch/x86/kvm/x86.c); a pvple area goes the same way.
  */
 static void pvple_reset_observe(struct ftrace_regs *fregs)
 {
@@ -169,14 +169,15 @@ static int pvple_hook_register(struct pvple_hook *hook)
 
 	/*
 	 * FTRACE_OPS_FL_RECURSION asks ftrace to guard the callbacks against
-	 * recursion (include/linux/ftrace.h:288-291): they are then called
+	 * recursion (its comment in include/linux/ftrace.h): they are then called
 	 * through ftrace_ops_assist_func(), with preemption disabled.  None of
 	 * them should recurse; the guard stays because without it the lock
 	 * bench lost all of pvple's gain in the test host (0.99x against
 	 * 2.23x stock, results.rst), for a reason not yet understood.
 	 *
 	 * FTRACE_OPS_FL_PERMANENT: "sysctl kernel.ftrace_enabled=0" is refused
-	 * while the hooks are in (kernel/trace/ftrace.c:8876) rather than
+	 * while the hooks are in (is_permanent_ops_registered() in
+	 * ftrace_enable_sysctl(), kernel/trace/ftrace.c) rather than
 	 * detaching them silently, which would leave VMs' state behind.
 	 */
 	hook->ops.flags = FTRACE_OPS_FL_PERMANENT | FTRACE_OPS_FL_RECURSION;

@@ -32,11 +32,11 @@
  * the target found the queue empty, and sleep until the bound.  [W] and
  * [R]: a spinner that read the new count also reads the flags KVM stored
  * before the load (kvm_sched_in() clears ->preempted and ->ready before
- * kvm_arch_vcpu_load(), virt/kvm/kvm_main.c:6391-6395; KVM_RUN sets
- * ->wants_to_run at kvm_main.c:4513, before vcpu_load() at
- * arch/x86/kvm/x86.c:11103), so it cannot take the new count while it
- * reads a stale "preempted" and park behind a vCPU that already runs.
- * ->scheduled_out is cleared only after the load (kvm_main.c:6397), which
+ * it calls kvm_arch_vcpu_load(); kvm_vcpu_ioctl()'s KVM_RUN sets
+ * ->wants_to_run before kvm_arch_vcpu_ioctl_run() calls vcpu_load()), so
+ * it cannot take the new count while it reads a stale "preempted" and
+ * park behind a vCPU that already runs.  kvm_sched_in() clears
+ * ->scheduled_out only after the load, which
  * is why policy.c never parks on it.
  *
  * ->runs is written only under the target's vcpu->mutex, with preemption
@@ -63,11 +63,12 @@
  *
  * With APICv/AVIC active for the VM there is no park at all (spin.c sets
  * no_park from kvm_apicv_activated()): kvm_vcpu_block() brackets its wait
- * with kvm_arch_vcpu_blocking()/_unblocking() (kvm_main.c:3763, 3779),
- * static calls into the vendor module that a module cannot make
- * (arch/x86/include/asm/kvm_host.h:2365-2373); without them AVIC's
+ * with kvm_arch_vcpu_blocking()/_unblocking(), static calls into the
+ * vendor module that a module cannot make (kvm_x86_call() in their
+ * definitions in arch/x86/include/asm/kvm_host.h); without them AVIC's
  * IsRunning stays clear after a park, as avic_vcpu_load() skips a
- * blocking vCPU (arch/x86/kvm/svm/avic.c:1086).  Intel's APICv would
+ * blocking vCPU (kvm_vcpu_is_blocking(), arch/x86/kvm/svm/avic.c).
+ * Intel's APICv would
  * allow a park (vmx_vcpu_pi_put() arms the wake-up vector for a blocking
  * vCPU, and kvm_cpu_has_interrupt() syncs the PIR), but there it is the
  * default, and its timer goes to the VMX preemption timer (above); the
@@ -134,11 +135,11 @@ void pvple_vcpu_loaded(struct kvm_vcpu *vcpu)
  * part of kvm_arch_interrupt_allowed(), which is not exported; an STI
  * shadow at a PAUSE is not worth an exit) -- an interrupt or an expired
  * LAPIC timer (apic_timer_expired() makes KVM_REQ_UNBLOCK,
- * arch/x86/kvm/lapic.c:1949-1952).  As a halted vCPU's check does
- * (kvm_vcpu_has_events(), x86.c:10763), an interrupt a spinner with
+ * arch/x86/kvm/lapic.c).  As a halted vCPU's check does
+ * (kvm_vcpu_has_events(), arch/x86/kvm/x86.c), an interrupt a spinner with
  * interrupts off cannot take does not count: it would only come back and
  * spin.  Nor do requests the guest need not run for: KVM makes
- * KVM_REQ_STEAL_UPDATE on every load (x86.c:4622), which would end any
+ * KVM_REQ_STEAL_UPDATE on every load (kvm_arch_vcpu_load()), which would end any
  * park that was preempted.
  */
 bool pvple_event(struct kvm_vcpu *me, bool irq_on)

@@ -50,7 +50,7 @@ enum pvple_target pvple_target_classify(const struct pvple_target_flags *f)
 	if (f->parked)
 		return PVPLE_TARGET_PARKED;
 	/*
-	 * ->ready is cleared only at the next schedule-in (kvm_main.c:6392):
+	 * ->ready is cleared only at the next schedule-in (kvm_sched_in()):
 	 * a vCPU kicked out of a halt before it slept runs with it still set.
 	 */
 	if (f->ready && (f->blocking || f->scheduled_out))

@@ -99,7 +99,7 @@ enum pvple_mode {
  * PARKED and OUT.  Behind a HALTED vCPU no wake-up is certain (a kick that
  * lands before it schedules out runs no hook), nor behind one asleep in
  * the host for another reason, or in the window where KVM has loaded it
- * but not yet cleared ->scheduled_out (virt/kvm/kvm_main.c:6387-6398).
+ * but not yet cleared ->scheduled_out (kvm_sched_in(), virt/kvm/kvm_main.c).
  */
 enum pvple_target {
 	PVPLE_TARGET_RUNNING,	/* its task runs (in the guest or in KVM) */

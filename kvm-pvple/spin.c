@@ -183,11 +183,11 @@ static void pvple_walk(struct kvm_vcpu *me, struct pvple_vm *vm,
 		 * 1], takes the lock next.  A stealer can only take it first
 		 * if it read the lock word before the head set the pending
 		 * bit (pv_hybrid_queued_unfair_trylock(), kernel/locking/
-		 * qspinlock_paravirt.h:81-103), or while the head, halted,
-		 * has cleared it (:435-466).  So the head is who the queue
-		 * waits for, and if that is wrong the cost is bounded: at
-		 * most PVPLE_SPIN_MAX "spin" answers per record, or one
-		 * yield to the head.
+		 * qspinlock_paravirt.h), or while the head, halted, has
+		 * cleared it (pv_wait_head_or_lock()).  So the head is who
+		 * the queue waits for, and if that is wrong the cost is
+		 * bounded: at most PVPLE_SPIN_MAX "spin" answers per
+		 * record, or one yield to the head.
 		 *
 		 * For i == 0 the spinner's own hint names a vCPU that waits
 		 * for the lock: with a handoff lock (a ticket lock) that is
@@ -331,9 +331,9 @@ static long pvple_spin(struct kvm_vcpu *me, bool from_hc,
 		if (!from_hc || !single_task_running()) {
 			/*
 			 * Marked as stock kvm_vcpu_on_spin() marks itself
-			 * (virt/kvm/kvm_main.c:4070, 4116-4119), so that another
-			 * vCPU's stock boost does not take this spinner for a
-			 * preempted lock holder.
+			 * (kvm_vcpu_set_in_spin_loop() around its yields), so
+			 * that another vCPU's stock boost does not take this
+			 * spinner for a preempted lock holder.
 			 */
 			kvm_vcpu_set_in_spin_loop(me, true);
 			r = kvm_vcpu_yield_to(c.vcpu[at]);

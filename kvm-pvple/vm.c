@@ -154,7 +154,8 @@ void pvple_vm_count(struct kvm *kvm, enum pvple_stat stat)
 
 /*
  * A vCPU being created is loaded and reset before KVM gives it its index
- * (virt/kvm/kvm_main.c:4288 vs 4312; arch/x86/kvm/x86.c:11590-11592): until
+ * (kvm_vm_ioctl_create_vcpu() calls kvm_arch_vcpu_create(), which does
+ * vcpu_load() and kvm_vcpu_reset(), before it sets ->vcpu_idx): until
  * then its ->vcpu_idx reads 0, and it must not be taken for vCPU 0.
  */
 struct pvple_vcpu *pvple_vcpu_find(struct pvple_vm *vm, struct kvm_vcpu *vcpu)
