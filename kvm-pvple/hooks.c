@@ -120,6 +120,25 @@ static void pvple_cpuid_observe(struct ftrace_regs *fregs)
 }
 
 /*
+ * The signatures the hooks rely on, checked against the headers of the
+ * kernel the module is built for: the observers read their arguments by
+ * position, and a redirect replaces the function, so a DKMS build for a
+ * kernel whose KVM changed one fails here, naming it, rather than
+ * misreading a register at run time.  kvm_set_cpuid() is static and
+ * declared in no header; its hook is optional.
+ */
+#define PVPLE_SIGNATURE(fn, type)					\
+	static_assert(__builtin_types_compatible_p(typeof(fn) *, type),	\
+		      #fn "() is not 6.12's: kvm-pvple's hooks need porting")
+PVPLE_SIGNATURE(kvm_arch_destroy_vm, void (*)(struct kvm *));
+PVPLE_SIGNATURE(kvm_arch_post_init_vm, int (*)(struct kvm *));
+PVPLE_SIGNATURE(kvm_vcpu_reset, void (*)(struct kvm_vcpu *, bool));
+PVPLE_SIGNATURE(kvm_arch_vcpu_load, void (*)(struct kvm_vcpu *, int));
+PVPLE_SIGNATURE(kvm_vcpu_on_spin, void (*)(struct kvm_vcpu *, bool));
+PVPLE_SIGNATURE(__kvm_emulate_hypercall, typeof(pvple_hypercall_redirect) *);
+static_assert(__same_type(&kvm_vcpu_on_spin, &pvple_spin_redirect));
+
+/*
  * Registration order (unload goes backwards): the end of a VM is seen
  * before its start, so that no VM created while the module loads can be
  * tracked without its destruction being seen, and leave its state to a
