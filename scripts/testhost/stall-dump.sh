@@ -77,7 +77,7 @@ GDB
 		timeout 60 gdb -p "$pid" -batch -nx -ex 'set pagination off' \
 			-x "$cmds" 2>&1 | grep '^cpu [0-9]'
 		rm -f "$cmds"
-		echo "    (hflags2: GIF 0x1, HIF 0x2, NMI blocked 0x4, VINTR 0x8," \
+		echo "    (hflags2: GIF 0x1, HIF 0x2, NMI blocked 0x4, VINTR 0x8, NPT 0x40," \
 		     "VGIF 0x100; hflags: guest mode 0x200000, inhibit-IRQ 0x8)"
 	fi
 } >"$out" 2>&1
