@@ -357,16 +357,22 @@ run() {
 			    echo "# wl-begin cfg=$name block=$block wl=$w up=$up" ;;
 			esac
 		done
-		tr -d '\r' <"$log" | grep -q '^L2-END' && kill "$qpid"
-		uptime_
-		if [ $((${up%.*} - start)) -ge "$limit" ]; then
-			echo "# $name: lock guest still running after $limit s: killed"
-			kill -9 "$qpid"
-		fi
+		guest_over "$name" "$start"
 	done
 	wait "$qpid"
 	perf_stop "$name" "$block"
 	check_guest "$name" 3
+}
+
+# guest_over NAME START: ends the lock guest once it printed L2-END, or
+# kills it GB_RUN_LIMIT s (of L1's uptime) after START; sets up.
+guest_over() {
+	tr -d '\r' <"$log" | grep -q '^L2-END' && kill "$qpid"
+	uptime_
+	if [ $((${up%.*} - $2)) -ge "$limit" ]; then
+		echo "# $1: lock guest still running after $limit s: killed"
+		kill -9 "$qpid"
+	fi
 }
 
 # check_guest NAME RESULTS: 0 when the guest gave RESULTS figures and its
@@ -462,12 +468,7 @@ tier_a() {
 	start=${up%.*}
 	while kill -0 "$qpid" 2>/dev/null; do
 		sleep 1
-		tr -d '\r' <"$log" | grep -q '^L2-END' && kill "$qpid"
-		uptime_
-		if [ $((${up%.*} - start)) -ge "$limit" ]; then
-			echo "# tiera: lock guest still running after $limit s: killed"
-			kill -9 "$qpid"
-		fi
+		guest_over tiera "$start"
 	done
 	wait "$qpid"
 	tr -d '\r' <"$log" |
