@@ -58,7 +58,9 @@ long pvple_read_long(const char *path)
 
 bool pvple_ple_enabled(void)
 {
-	return pvple_read_long("/sys/module/kvm_amd/parameters/pause_filter_count") > 0 ||
+	/* svm_vm_init(): either at 0 leaves PAUSE to the guest. */
+	return (pvple_read_long("/sys/module/kvm_amd/parameters/pause_filter_count") > 0 &&
+		pvple_read_long("/sys/module/kvm_amd/parameters/pause_filter_thresh") > 0) ||
 	       pvple_read_long("/sys/module/kvm_intel/parameters/ple_gap") > 0;
 }
 
