@@ -15,8 +15,11 @@
 # qemu-10.2.patch makes TCG's SVM honour the VMCB's PAUSE filter count
 # and threshold and advertise PauseFilter and PFThreshold (CPUID
 # 0x8000000A EDX), so that kvm_amd enables and adapts its PLE window as on
-# hardware (Documentation/testhost.rst, "The pause filter").  The cached
-# binary is keyed on the patch: a changed patch builds again.
+# hardware (Documentation/testhost.rst, "The pause filter").  It also
+# stops cpu_clear_ignne() from rewriting the first CPU's hflags2 from
+# other vCPU threads on every XRSTOR, the likely cause of the two-CPU
+# bench stops (testhost.rst, "Bench boots").  The cached binary is keyed
+# on the patch: a changed patch builds again.
 #
 # PVPLE_QEMU_SERIES=10.0 builds Debian's QEMU 10.0 source (bookworm-
 # backports, the version Debian's binary is) with qemu-10.0.patch, our
