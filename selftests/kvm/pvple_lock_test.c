@@ -1270,9 +1270,14 @@ TEST_F_TIMEOUT(pvple, hostile_input, HARNESS_TIMEOUT_S)
 	ASSERT_EQ(c.unreg_unknown, 1);
 	ASSERT_EQ(c.hc_park, 9);
 	ASSERT_EQ(c.yield_tried + c.parks, 0);
-	/* The other VM never ran: nothing of it was touched. */
+	/*
+	 * The other VM never ran: nothing was done to it.  Not its
+	 * schedule-ins: kvm_arch_vcpu_create() loads its vCPU, and a creating
+	 * thread preempted while it is loaded counts one (seen once in a
+	 * debug L1 on a loaded machine).
+	 */
 	ASSERT_TRUE(pvple_vm_counts(other, &oc));
-	ASSERT_EQ(oc.sched_in + oc.yield_tried + oc.parks + oc.hypercalls, 0);
+	ASSERT_EQ(oc.yield_tried + oc.parks + oc.hypercalls + oc.ple_exits, 0);
 	kvm_vm_free(vm);
 	kvm_vm_free(other);
 }
