@@ -18,7 +18,8 @@
 # end its registers (reset-watch.py) as OUT/NAME-I.reset.txt.  The last
 # lines are a table: per configuration, boots, clean, stops (L1 stopped
 # or a guest vanished: the emulator) and other failures, with the stop
-# rate and its 95 % Wilson score interval.  Documentation/testhost.rst holds the measured table.
+# rate and its 95 % Wilson score interval.  SOAK_FIRST=K numbers the boots
+# from K (an interrupted soak goes on with the next blocks).  Documentation/testhost.rst holds the measured table.
 set -uo pipefail
 . "$(dirname "$0")/../testhost/lib.sh"
 boots=${1:?usage: soak.sh BOOTS CONFIG...}
@@ -73,8 +74,11 @@ soak_boot() {
 		>"$2.verdict" 2>&1
 	pvple_bench_outcome $? "$2.verdict" "$2/results.tap"
 }
-log "soak ($load): $boots boots per configuration, logs in $out"
-for i in $(seq 1 "$boots"); do
+# SOAK_FIRST: the first boot's number (1), to continue an interrupted soak
+# with the next blocks of the design.
+first=${SOAK_FIRST:-1}
+log "soak ($load): $boots boots per configuration from boot $first, logs in $out"
+for i in $(seq "$first" "$((first + boots - 1))"); do
 	c=${cases[$(((i - 1) % ${#cases[@]}))]}
 	for cfg in "$@"; do
 		name=${cfg%%:*}
