@@ -91,18 +91,34 @@ function aa_ok(w, m) {
 	return (w in aah) && aah[w] >= 0 && (m < 0 ? -m : m) > aah[w]
 }
 # interp(T): the guest'"'"'s cumulative acquisitions at its time T, linear
-# between progress lines; -1 outside them.
-function interp(t,    lo, hi, mid) {
-	if (np < 2 || t < pu[1] || t > pu[np])
+# between progress lines; -1 outside them.  interp_in(T, N, U, W): the
+# same over any N (time, count) pairs: the co-runner'"'"'s too.
+function interp_in(t, n, u, w,    lo, hi, mid) {
+	if (n < 2 || t < u[1] || t > u[n])
 		return -1
-	lo = 1; hi = np
+	lo = 1; hi = n
 	while (hi - lo > 1) {
 		mid = int((lo + hi) / 2)
-		if (pu[mid] <= t) lo = mid; else hi = mid
+		if (u[mid] <= t) lo = mid; else hi = mid
 	}
-	if (pu[hi] == pu[lo])
-		return pw[lo]
-	return pw[lo] + (pw[hi] - pw[lo]) * (t - pu[lo]) / (pu[hi] - pu[lo])
+	if (u[hi] == u[lo])
+		return w[lo]
+	return w[lo] + (w[hi] - w[lo]) * (t - u[lo]) / (u[hi] - u[lo])
+}
+function interp(t) {
+	return interp_in(t, np, pu, pw)
+}
+# winrate(I, OFF, N, U, W): window I'"'"'s rate less its guard, on a clock
+# OFF behind L1'"'"'s; -1 without data.
+function winrate(i, off, n, u, w,    t1, gs, ge, a0, a1) {
+	t1 = i < nwin ? wt[i + 1] : wend
+	gs = wt[i] - off + guard; ge = t1 - off
+	a0 = interp_in(gs, n, u, w); a1 = interp_in(ge, n, u, w)
+	return (ge > gs && a0 >= 0 && a1 >= 0) ? (a1 - a0) / (ge - gs) : -1
+}
+# abba(R, I): the ABBA group at window I as a log ratio, B over A.
+function abba(r, i) {
+	return (log(r[i + 1]) + log(r[i + 2]) - log(r[i]) - log(r[i + 3])) / 2
 }
 $1 != "#" { next }
 $2 == "gb-setup" {
@@ -134,8 +150,13 @@ $2 ~ /^cfg=/ && $3 ~ /^(round|block)=/ {
 	rple[R] = kv["ple"] ~ /^[0-9]+$/
 	next
 }
-$2 == "ta-setup" { kvs(3); guard = kv["guard"] + 0; next }
+$2 == "ta-setup" {
+	kvs(3); guard = kv["guard"] + 0; bmode = ("b" in kv) ? kv["b"] : "auto"
+	next
+}
 $2 == "ta-clock" { kvs(3); offset = kv["offset"] + 0; next }
+$2 == "ta-hogclock" { kvs(3); hoffset = kv["offset"] + 0; hogclock = 1; next }
+$2 == "ta-hog" { kvs(3); nh++; hu[nh] = kv["up"] + 0; hw[nh] = kv["total"] + 0; next }
 $2 == "ta-win" {
 	kvs(3)
 	nwin++; wt[nwin] = kv["l1"] + 0; wm[nwin] = kv["mode"]; wg[nwin] = kv["group"]
@@ -349,37 +370,54 @@ END {
 
 	if (nwin) {
 		if (R) print ""
-		printf "tier A: kvm-pvple mode=auto (B) against mode=off (A) in one boot, ABBA windows;\n"
+		if (bmode == "") bmode = "auto"
+		bm = "B (" bmode ")"
+		printf "tier A: kvm-pvple mode=%s (B) against mode=off (A) in one boot, ABBA windows;\n", bmode
 		printf "rates in acquisitions/s over each window less its first %g s (guest clock = L1 - %.3f s)\n",
 		       guard, offset
-		printf "%-6s %12s %12s %12s %12s %9s\n", "group", "A (off)", "B (auto)", "B (auto)", "A (off)", "B/A"
+		if (nh)
+			printf "co B/A: the co-runner'"'"'s iterations, the same pairing (its clock = L1 - %.3f s)\n",
+			       hoffset
+		printf "%-6s %12s %12s %12s %12s %9s %9s\n", "group", "A (off)", bm, bm, "A (off)", "B/A",
+		       "co B/A"
 		for (i = 1; i <= nwin; i++) {
-			t1 = i < nwin ? wt[i + 1] : wend
-			gs = wt[i] - offset + guard; ge = t1 - offset
-			a0 = interp(gs); a1 = interp(ge)
-			rate[i] = (ge > gs && a0 >= 0 && a1 >= 0) ? (a1 - a0) / (ge - gs) : -1
+			rate[i] = winrate(i, offset, np, pu, pw)
+			hrate[i] = hogclock ? winrate(i, hoffset, nh, hu, hw) : -1
 		}
-		k = 0
+		k = 0; kh = 0
 		for (i = 1; i + 3 <= nwin; i += 4) {
-			if (wg[i] != wg[i + 3] || wm[i] != "off" || wm[i + 1] != "auto" ||
-			    wm[i + 2] != "auto" || wm[i + 3] != "off")
+			if (wg[i] != wg[i + 3] || wm[i] != "off" || wm[i + 1] != bmode ||
+			    wm[i + 2] != bmode || wm[i + 3] != "off")
 				continue
 			ok = rate[i] > 0 && rate[i + 1] > 0 && rate[i + 2] > 0 && rate[i + 3] > 0
 			lr = "-"
 			if (ok) {
-				x[++k] = (log(rate[i + 1]) + log(rate[i + 2]) - log(rate[i]) - log(rate[i + 3])) / 2
+				x[++k] = abba(rate, i)
 				lr = sprintf("%.3f", exp(x[k]))
 			}
-			printf "%-6s %12.0f %12.0f %12.0f %12.0f %9s\n", wg[i], rate[i], rate[i + 1],
-			       rate[i + 2], rate[i + 3], lr
+			ok = hrate[i] > 0 && hrate[i + 1] > 0 && hrate[i + 2] > 0 && hrate[i + 3] > 0
+			hr = "-"
+			if (ok) {
+				xh[++kh] = abba(hrate, i)
+				hr = sprintf("%.3f", exp(xh[kh]))
+			}
+			printf "%-6s %12.0f %12.0f %12.0f %12.0f %9s %9s\n", wg[i], rate[i], rate[i + 1],
+			       rate[i + 2], rate[i + 3], lr, hr
 		}
+		what = bmode == "off" ? "tier A A/A off/off" : "tier A pvple on/off"
 		gb_ci(x, k)
 		if (k)
-			printf "tier A pvple on/off: %s, %d groups, %d above 1, half-width %s\n",
+			printf "%s: %s, %d groups, %d above 1, half-width %s\n", what,
 			       gb_fmt(gb_m, gb_h), k, gb_pos,
 			       (gb_h < 0 ? "-" : sprintf("%.1f %%", 100 * (exp(gb_h) - 1)))
 		else
-			print "tier A pvple on/off: no complete group"
+			print what ": no complete group"
+		gb_ci(xh, kh)
+		if (kh)
+			printf "tier A co-runner beside B over beside A: %s, %d groups, %d above 1\n",
+			       gb_fmt(gb_m, gb_h), kh, gb_pos
+		else if (nwin)
+			print "tier A co-runner beside B over beside A: not recorded"
 	}
 }' "$in"
 

@@ -34,8 +34,10 @@
 # whole boot while kvm-pvple's mode= goes off, auto, auto, off (ABBA) in
 # windows of GB_WIN seconds, GB_TA_GROUPS times, after GB_TA_SETTLE
 # seconds.  The guest prints its cumulative acquisitions once a second
-# with its own time stamps; guests-table.sh turns the windows into rates
-# and the ABBA groups into ratios.
+# with its own time stamps, the co-runner its hogs' iterations; guests-
+# table.sh turns the windows into rates and the ABBA groups into ratios,
+# the lock guest's and the co-runner's.  GB_TA_B=off makes the B windows
+# off too: the A/A boot, the noise of tier A's ratio.
 #
 # Noise control: the harness looks at the guests' consoles once a second
 # (no more on the CPUs it measures), the guest settles and runs each
@@ -70,7 +72,8 @@
 #   l2-bench's bench.* parameters           GB_HOGREP (1): the co-runner's
 #   report interval, s       GB_RUN_LIMIT (300 s a run)   GB_PERF (perf)
 #   tier A: GB_WIN (4 s)  GB_TA_GROUPS (40)  GB_TA_SETTLE (20 s)
-#   GB_TA_GUARD (1 s)  GB_TA_WRITERS (8)    GB_DRY (empty): plan only
+#   GB_TA_GUARD (1 s)  GB_TA_WRITERS (8)  GB_TA_B (auto)
+#   GB_DRY (empty): plan only
 . "$(dirname "$0")/l1-lib.sh"
 
 # williams K: a Williams design for K configurations, numbered 0..K-1,
@@ -123,6 +126,8 @@ ta_groups=${GB_TA_GROUPS:-40}
 ta_settle=${GB_TA_SETTLE:-20}
 ta_guard=${GB_TA_GUARD:-1}
 ta_writers=${GB_TA_WRITERS:-8}
+# The B windows' mode: auto (the product), or off for the A/A boot.
+ta_b=${GB_TA_B:-auto}
 ko=${PVPLE_KO:-/pvple/ko/kvm-pvple.ko}
 dry=${GB_DRY:-}
 L2_DRY=$dry
@@ -397,7 +402,7 @@ tier_a() {
 	# The guest's locktorture outlasts the windows by 30 s, then the
 	# guest reports and ends.
 	secs=$((ta_settle + 4 * ta_groups * win + 30))
-	echo "# ta-setup win=$win guard=$ta_guard groups=$ta_groups settle=$ta_settle writers=$ta_writers"
+	echo "# ta-setup win=$win guard=$ta_guard groups=$ta_groups settle=$ta_settle writers=$ta_writers b=$ta_b"
 	do_ kill -CONT "$corunner"
 	module on
 	do_ sh -c "echo auto >$modeparam"
@@ -412,7 +417,7 @@ tier_a() {
 		g=0 i=0
 		while [ "$g" -lt "$ta_groups" ]; do
 			g=$((g + 1))
-			for m in off auto auto off; do
+			for m in off "$ta_b" "$ta_b" off; do
 				i=$((i + 1))
 				echo "# would run: echo $m >$modeparam # window $i, group $g, $win s"
 			done
@@ -434,26 +439,33 @@ tier_a() {
 		fi
 		sleep 1
 	done
-	# Settle, and meanwhile the guest's clock against L1's: the offset
+	# Settle, and meanwhile each guest's clock against L1's: the offset
 	# is the least of (L1's uptime when a progress line is seen) - (the
-	# guest's time stamp on it), looked at every 0.2 s.  Only now: the
-	# windows themselves are not polled.
+	# guest's time stamp on it), looked at every 0.2 s; the same for the
+	# co-runner's progress lines.  Only now: the windows themselves are
+	# not polled.
 	uptime_
-	start=${up%.*} off= k=0 seen=0
+	start=${up%.*} off= k=0 seen=0 hoff= hk=0 hseen=0
 	while [ $((${up%.*} - start)) -lt "$ta_settle" ]; do
-		set -- $(tr -d '\r' <"$log" | awk '/^L2-PROGRESS [0-9.]+ [0-9]+$/ { n++; g = $2 } END { print n + 0, g }')
+		set -- $(tr -d '\r' <"$log" | awk '/^L2-PROGRESS [0-9.]+ [0-9]+$/ { n++; g = $2 } END { print n + 0, g }') \
+			$(tr -d '\r' <"$colog" | awk '/^L2-HOGS-PROGRESS [0-9]+ up=[0-9.]+$/ { n++; g = substr($3, 4) } END { print n + 0, g + 0 }')
 		uptime_
 		if [ "$1" -gt "$seen" ]; then
 			seen=$1 k=$((k + 1))
 			off=$(echo "$up $2 $off" | awk '{ d = $1 - $2; if (NF > 2 && $3 < d) d = $3; printf "%.3f", d }')
 		fi
+		if [ "$3" -gt "$hseen" ]; then
+			hseen=$3 hk=$((hk + 1))
+			hoff=$(echo "$up $4 $hoff" | awk '{ d = $1 - $2; if (NF > 2 && $3 < d) d = $3; printf "%.3f", d }')
+		fi
 		sleep 0.2
 	done
 	echo "# ta-clock offset=$off samples=$k"
+	[ -z "$hoff" ] || echo "# ta-hogclock offset=$hoff samples=$hk"
 	g=0 i=0
 	while [ "$g" -lt "$ta_groups" ]; do
 		g=$((g + 1))
-		for m in off auto auto off; do
+		for m in off "$ta_b" "$ta_b" off; do
 			i=$((i + 1))
 			echo "$m" >"$modeparam"
 			uptime_
@@ -473,6 +485,9 @@ tier_a() {
 	wait "$qpid"
 	tr -d '\r' <"$log" |
 		sed -n 's/^L2-PROGRESS \([0-9.]*\) \([0-9]*\)$/# ta-progress up=\1 writes=\2/p'
+	# The co-runner's counts over the same time, for its rate per window.
+	tr -d '\r' <"$colog" |
+		sed -n 's/^L2-HOGS-PROGRESS \([0-9]*\) up=\([0-9.]*\)$/# ta-hog up=\2 total=\1/p'
 	check_guest tiera 1
 }
 

@@ -74,7 +74,7 @@ bench_guests() {
 	done
 	if [ "${GB_TIER:-B}" = A ]; then
 		log "Linux-guest benchmark, tier A: ${GB_TA_GROUPS:-40} ABBA groups of" \
-		    "${GB_WIN:-4} s windows, kvm-pvple mode=auto against off"
+		    "${GB_WIN:-4} s windows, kvm-pvple mode=${GB_TA_B:-auto} against off"
 	else
 		log "Linux-guest benchmark: ${GB_BLOCKS:-one Williams design of} blocks of" \
 		    "${GB_CONFIGS:-ple anchor anchor2 gyield pvple series under underpv}"

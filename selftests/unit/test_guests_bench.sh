@@ -278,20 +278,27 @@ def gen(results, tiera, expect):
     # its first second still runs at the previous window's rate (the
     # switch takes hold), which the guard of 1 s leaves out.  Rates
     # drift up window by window.
-    t = ["# ta-setup win=4 guard=1 groups=6 settle=20 writers=8",
-         "# ta-clock offset=1000.000 samples=20"]
-    rate, logs, i = {}, [], 0
+    # The co-runner's clock is L1 - 1010; its hogs run 20 % slower beside
+    # auto, with their own wobble, and report once a second.
+    t = ["# ta-setup win=4 guard=1 groups=6 settle=20 writers=8 b=auto",
+         "# ta-clock offset=1000.000 samples=20",
+         "# ta-hogclock offset=1010.000 samples=20"]
+    rate, hrate, logs, hlogs, i = {}, {}, [], [], 0
     for g in range(1, 7):
         k = 1.15 + 0.02 * ((3 * g) % 5 - 2)
         for mode in ("off", "auto", "auto", "off"):
             i += 1
             rate[i] = 100000.0 * (1 + 0.01 * i) * (k if mode == "auto" else 1) * \
                       (1 + 0.005 * ((7 * i) % 5 - 2))
+            hrate[i] = 5000.0 * (1 - 0.005 * i) * (0.8 if mode == "auto" else 1) * \
+                       (1 + 0.01 * ((3 * i) % 7 - 3))
             t.append("# ta-win win=%d group=%d mode=%s l1=%.2f" % (i, g, mode, 1050 + 4 * (i - 1)))
         r = [rate[i - 3], rate[i - 2], rate[i - 1], rate[i]]
         logs.append((math.log(r[1]) + math.log(r[2]) - math.log(r[0]) - math.log(r[3])) / 2)
+        r = [hrate[i - 3], hrate[i - 2], hrate[i - 1], hrate[i]]
+        hlogs.append((math.log(r[1]) + math.log(r[2]) - math.log(r[0]) - math.log(r[3])) / 2)
     t.append("# ta-end l1=%.2f" % (1050 + 4 * i))
-    w = 0.0
+    w = h = 0.0
     for u in range(45, 50 + 4 * i + 5):
         t.append("# ta-progress up=%.6f writes=%d" % (u, round(w)))
         k = (u - 50) // 4 + 1
@@ -299,8 +306,17 @@ def gen(results, tiera, expect):
             w += rate[k - 1] if (u - 50) % 4 == 0 and k > 1 else rate[k]
         else:
             w += 100000.0
+    # The hogs' time is 10 s behind: window k spans hog time 40 + 4 (k - 1).
+    for u in range(35, 40 + 4 * i + 5):
+        t.append("# ta-hog up=%.2f total=%d" % (u, round(h)))
+        k = (u - 40) // 4 + 1
+        if 1 <= k <= i:
+            h += hrate[k - 1] if (u - 40) % 4 == 0 and k > 1 else hrate[k]
+        else:
+            h += 5000.0
     open(tiera, "w").write("\n".join(t) + "\n")
     e["tiera"] = ci(logs)
+    e["tierah"] = ci(hlogs)
     json.dump(e, open(expect, "w"))
 
 def near(a, b, what, bad, tol=0.0015):
@@ -367,6 +383,17 @@ def cmp(what, table, expect):
         near(f[6].strip("],"), x["hi"], "tier A high", bad)
         if f[7] != str(x["n"]):
             print("tier A groups " + f[7]); bad.append("n")
+    elif what == "tierah":
+        x = e["tierah"]
+        r = [r for r in rows if r.startswith("tier A co-runner beside B over beside A:")]
+        if not r:
+            print("no tier A co-runner line"); sys.exit(1)
+        f = r[0].split(":")[1].split()
+        near(f[0], x["g"], "tier A co-runner geomean", bad)
+        near(f[1].strip("[,"), x["lo"], "tier A co-runner low", bad)
+        near(f[2].strip("],"), x["hi"], "tier A co-runner high", bad)
+        if f[3] != str(x["n"]):
+            print("tier A co-runner groups " + f[3]); bad.append("n")
     sys.exit(1 if bad else 0)
 
 if sys.argv[1] == "gen":
@@ -416,7 +443,7 @@ mutant gb-stats.awk 's|s / (n - 1) / n|s / n / n|' "$tmp/results"
 check "the check fails on a deviation over n" sh -c "! python3 '$tmp/gb.py' cmp ratio '$tmp/table.broken' '$tmp/expect'"
 mutant guests-table.sh 's/aah\[wl\[j\]\] = gb_h/aah[wl[j]] = 0/' "$tmp/results"
 check "the check fails on a gate without the A/A" sh -c "! python3 '$tmp/gb.py' cmp gate '$tmp/table.broken' '$tmp/expect'"
-mutant guests-table.sh 's/gs = wt\[i\] - offset + guard/gs = wt[i] - offset/' "$tmp/tiera"
+mutant guests-table.sh 's/gs = wt\[i\] - off + guard/gs = wt[i] - off/' "$tmp/tiera"
 check "the check fails on tier A without its guard" sh -c "! python3 '$tmp/gb.py' cmp tiera '$tmp/table.broken' '$tmp/expect'"
 
 "$top/scripts/guest/guests-table.sh" "$tmp/tiera" >"$tmp/tableA" 2>&1
@@ -424,6 +451,16 @@ check "tier A: per-window rates over the guarded windows, ABBA pairs, geometric 
 	gbcmp tiera "$tmp/tableA"
 check "tier A: a line per ABBA group" \
 	[ "$(grep -c '^[1-6] ' "$tmp/tableA")" = 6 ]
+check "tier A: the co-runner's rate per window on its own clock, ABBA pairs, geometric mean and CI" \
+	gbcmp tierah "$tmp/tableA"
+mutant guests-table.sh 's/hrate\[i\] = hogclock ? winrate(i, hoffset,/hrate[i] = hogclock ? winrate(i, offset,/' "$tmp/tiera"
+check "the check fails on the co-runner read on the lock guest's clock" \
+	sh -c "! python3 '$tmp/gb.py' cmp tierah '$tmp/table.broken' '$tmp/expect'"
+sed 's/ b=auto$/ b=off/; s/ mode=auto / mode=off /' "$tmp/tiera" >"$tmp/tieraAA"
+"$top/scripts/guest/guests-table.sh" "$tmp/tieraAA" >"$tmp/tableAA" 2>&1
+check "tier A, GB_TA_B=off: the A/A boot is labelled as such, its B windows off" \
+	sh -c "grep -q '^tier A A/A off/off: ' '$tmp/tableAA' && grep -q 'mode=off (B) against mode=off (A)' '$tmp/tableAA' &&
+	       ! grep -q 'pvple on/off' '$tmp/tableAA'"
 
 # Older results (round=, no setup line): read as blocks, the header parsed.
 {
