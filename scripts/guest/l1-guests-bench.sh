@@ -73,6 +73,7 @@
 #   report interval, s       GB_RUN_LIMIT (300 s a run)   GB_PERF (perf)
 #   tier A: GB_WIN (4 s)  GB_TA_GROUPS (40)  GB_TA_SETTLE (20 s)
 #   GB_TA_GUARD (1 s)  GB_TA_WRITERS (8)  GB_TA_B (auto)
+#   GB_SCHED_FEAT (none): L1 scheduler features, e.g. NO_PICK_BUDDY
 #   GB_DRY (empty): plan only
 . "$(dirname "$0")/l1-lib.sh"
 
@@ -504,6 +505,19 @@ echo "# guests-bench: tier $tier, $vcpus-vCPU lock guest, $hogs-vCPU co-runner,"
 echo "# gb-setup tier=$tier cpus=$ncpus vcpus=$vcpus hogs=$hogs under=$under" \
      "blocks=$blocks pin=$pin_on configs=$(echo $configs | tr ' ' ,)"
 [ -n "$perf" ] || echo "# perf not found: no perf stat lines"
+# GB_SCHED_FEAT: L1 scheduler features to set first (comma-separated, as
+# in /sys/kernel/debug/sched/features: NO_PICK_BUDDY turns off the only
+# way 6.12's EEVDF honours a directed yield's buddy).  Each is read back.
+for f in $(echo "${GB_SCHED_FEAT:-}" | tr , ' '); do
+	sf=/sys/kernel/debug/sched/features
+	[ -d /sys/kernel/debug/sched ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+	do_ sh -c "echo $f >$sf"
+	if [ -z "$dry" ] && ! tr ' ' '\n' <"$sf" | grep -qx "$f"; then
+		echo "Bail out! scheduler feature $f not set"
+		exit 1
+	fi
+	echo "# sched-feature $f"
+done
 [ -n "$dry" ] || keeper_start
 corunner_start
 

@@ -194,6 +194,11 @@ check "tier A: windows off, auto, auto, off, group after group, then auto" \
 	[ "$(sed -n 's|^# would run: \(sh -c \)\?echo \([a-z]*\) >/sys/module/kvm_pvple/parameters/mode.*|\2|p' "$tmp/planA" | tr '\n' ' ')" = \
 	  "auto off auto auto off off auto auto off off auto auto off auto " ]
 check "tier A: one TAP line" grep -qx '1\.\.1' "$tmp/planA"
+GB_DRY=1 GB_TIER=A GB_TA_GROUPS=1 GB_TA_B=off GB_SCHED_FEAT=NO_PICK_BUDDY GB_CPUS=0,1 \
+	sh "$l1" >"$tmp/planAA" 2>&1
+check "tier A, GB_TA_B=off: every window off; GB_SCHED_FEAT set before the guests" \
+	sh -c "[ \"\$(sed -n 's|^# would run: \(sh -c \)\?echo \([a-z]*\) >/sys/module/kvm_pvple/parameters/mode.*|\2|p' '$tmp/planAA' | tr '\n' ' ')\" = 'auto off off off off auto ' ] &&
+	       sed -n '/NO_PICK_BUDDY >.sys.kernel.debug.sched.features/,\$p' '$tmp/planAA' | grep -q 'qemu-system'"
 
 ### The tables
 
