@@ -9,9 +9,18 @@
 #include "pvple.h"
 #include "pvple_trace.h"
 
+static bool pvple_forget(struct kvm_vcpu *vcpu, struct pvple_vm **vmp);
+
 /*
  * Runs in the vCPU's own task, in process context with kvm->srcu held: it
  * may allocate and may walk the memslots.
+ *
+ * Every attempt first forgets the area registered before, so that a
+ * refused one leaves none (Documentation/abi.rst): a v1 kernel kexec'd on
+ * a vCPU of a v2 guest must not have its memory read as v2 records.  The
+ * checks then come in this order, each with its answer: the version
+ * (-KVM_EOPNOTSUPP), the alignment (-KVM_EINVAL), host memory and the
+ * memslot (-KVM_EFAULT).
  */
 static long pvple_register(struct kvm_vcpu *vcpu, gpa_t gpa,
 			   unsigned long version)
@@ -19,7 +28,9 @@ static long pvple_register(struct kvm_vcpu *vcpu, gpa_t gpa,
 	struct gfn_to_hva_cache ghc;
 	struct pvple_vcpu *pv;
 	struct pvple_vm *vm;
+	bool had;
 
+	had = pvple_forget(vcpu, &vm);
 	vm = pvple_vm_adopt(vcpu->kvm);
 	if (!vm)
 		return -KVM_EFAULT;
@@ -44,7 +55,7 @@ static long pvple_register(struct kvm_vcpu *vcpu, gpa_t gpa,
 		return -KVM_EFAULT;
 	}
 	/* Registering again (reboot, kexec, lost host state) replaces. */
-	if (pv->registered)
+	if (had)
 		pvple_count(vm, PVPLE_STAT_REG_REPLACED);
 	pv->ghc = ghc;
 	WRITE_ONCE(pv->gpa, gpa);

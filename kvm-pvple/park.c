@@ -54,8 +54,9 @@
  *    kicks, a software LAPIC timer -- wakes it like a halted vCPU; and it
  *    looks for an event it must take after setting its task state
  *    (pvple_event()).  Not a LAPIC timer that runs on the VMX preemption
- *    timer: KVM moves it to a software timer around a halt (x86.c:
- *    10791-10810) with functions a module cannot call, and the hardware
+ *    timer: KVM moves it to a software timer around a halt (vcpu_block()
+ *    calls kvm_lapic_switch_to_sw_timer() and back, arch/x86/kvm/x86.c),
+ *    which a module cannot call, and the hardware
  *    timer only fires in guest mode, so such a timer is delivered when the
  *    park ends, at most park_max_us late (Intel hosts with APICv off),
  *  - the bound, park_max_us,
@@ -151,20 +152,74 @@ bool pvple_event(struct kvm_vcpu *me, bool irq_on)
 			   kvm_cpu_has_interrupt(me)));
 }
 
+/* SEV-ES/SNP guests count as interruptible: policy.h, pvple_irq_on(). */
+bool pvple_vcpu_irq_on(struct kvm_vcpu *me)
+{
+	return pvple_irq_on(me->arch.guest_state_protected,
+			    kvm_get_rflags(me));
+}
+
+/*
+ * Cycles of parks.  Spinner A parked behind B, B behind C, ..., and the
+ * last behind A: each waits for the next one's run, and none runs until
+ * its bound.  Honest records make none (a queue is a chain, and heads do
+ * not park, policy.c), but stale and hostile ones can, and vCPUs that
+ * decide at the same time see nothing of each other's decision.  So the
+ * park is announced before anyone sleeps, and looked for afterwards:
+ *
+ *   each spinner X of a would-be cycle
+ *   WRITE_ONCE(X->parked_on, its target)
+ *   smp_mb()                                                        [C]
+ *   follow ->parked_on from its target, at most PVPLE_PARK_HOPS vCPUs;
+ *   back at X: WRITE_ONCE(X->parked_on, NULL), do not park
+ *
+ * Full barriers are ordered among themselves: of the spinners of a cycle,
+ * the one whose [C] comes last reads every other's ->parked_on store,
+ * made before that one's own [C], and finds the cycle -- the store
+ * buffering argument of [M1]/[M2] above, for any number of CPUs.  Without
+ * [C] each could read the others' old NULL and all of them sleep to the
+ * bound.  Two or more of them may find it and all decline: that costs one
+ * stock exit each.  A cycle longer than PVPLE_PARK_HOPS vCPUs is not
+ * found; park_max_us still bounds it.
+ */
+#define PVPLE_PARK_HOPS		8
+
+bool pvple_park_begin(struct pvple_vm *vm, struct kvm_vcpu *me,
+		      struct pvple_vcpu *pv, struct kvm_vcpu *target)
+{
+	struct kvm_vcpu *t = target;
+	struct pvple_vcpu *tpv;
+	unsigned int i;
+
+	/* Spinners that check us from now on see PARKED and may queue. */
+	WRITE_ONCE(pv->parked_on, target);
+	smp_mb();	/* [C] */
+	for (i = 0; i < PVPLE_PARK_HOPS; i++) {
+		tpv = pvple_vcpu_find(vm, t);
+		t = tpv ? READ_ONCE(tpv->parked_on) : NULL;
+		if (!t)
+			return true;
+		if (t == me) {
+			WRITE_ONCE(pv->parked_on, NULL);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* After pvple_park_begin() said yes. */
 enum pvple_wake pvple_park(struct kvm_vcpu *me, struct pvple_vcpu *pv,
 			   struct kvm_vcpu *target, struct pvple_vcpu *tpv,
 			   unsigned long ticket, u64 *parked_ns)
 {
 	/* The guest's RFLAGS cannot change while it is parked. */
-	bool irq_on = kvm_get_rflags(me) & X86_EFLAGS_IF;
+	bool irq_on = pvple_vcpu_irq_on(me);
 	ktime_t start = ktime_get(), deadline;
 	DECLARE_SWAITQUEUE(w);
 	bool woken_early = false;
 	enum pvple_wake why;
 
 	deadline = ktime_add_us(start, READ_ONCE(pvple_park_max_us));
-	/* Spinners that check us from now on see PARKED and may queue. */
-	WRITE_ONCE(pv->parked_on, target);
 
 	/* Like kvm_vcpu_block(): never sleep holding off memslot updates. */
 	kvm_vcpu_srcu_read_unlock(me);

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <asm/processor-flags.h>
 #include <uapi/linux/kvm_pvple.h>
 
 #include "policy.h"
@@ -151,6 +152,21 @@ static bool park_wakes(enum pvple_target t)
 }
 
 /*
+ * Only a waiter that nobody waits for may sleep: never the queue head
+ * (policy.h, @head), which holds off every other taker while it waits.
+ * Nor on a chain the records contradict: when the spinner's hint is stale
+ * (the vCPU it names as the holder waits for that lock itself) or the
+ * walk ended at a head (the holder has released), the spinner may be the
+ * next to take the lock, or be about to become the head, and nothing
+ * certain wakes it when it does.  Those yield, spin or get stock.
+ */
+static bool may_park(const struct pvple_spin_in *in)
+{
+	return mode_parks(in->mode) && !in->no_park && !in->head &&
+	       !in->hint_stale && in->end != PVPLE_CHAIN_HEAD;
+}
+
+/*
  * Yields go to the vCPU nearest the holder that wants a CPU and has none:
  * the holder itself if it is preempted, else the waiter that will take the
  * lock next.  Parks go behind chain[0], the vCPU the spinner itself waits
@@ -188,11 +204,8 @@ enum pvple_action pvple_decide(const struct pvple_spin_in *in,
 		stuck = true;
 		break;
 	}
-	if (park_wakes(in->chain[0])) {
-		if (!mode_parks(in->mode) || in->no_park)
-			return PVPLE_ACT_STOCK;
-		return PVPLE_ACT_PARK;
-	}
+	if (park_wakes(in->chain[0]))
+		return may_park(in) ? PVPLE_ACT_PARK : PVPLE_ACT_STOCK;
 	/* Someone is kept off a CPU and no yield or park can help: stock. */
 	if (stuck)
 		return PVPLE_ACT_STOCK;
@@ -209,6 +222,11 @@ enum pvple_action pvple_decide(const struct pvple_spin_in *in,
 	 * of ours is certain to follow, and a spin may wait for nothing.
 	 */
 	return PVPLE_ACT_STOCK;
+}
+
+bool pvple_irq_on(bool state_protected, unsigned long rflags)
+{
+	return state_protected || (rflags & X86_EFLAGS_IF);
 }
 
 /* True if a park hypercall at @now_ns comes too soon after the last one. */

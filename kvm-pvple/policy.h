@@ -143,6 +143,16 @@ struct pvple_spin_in {
 	bool cycle;		/* chain[0] is parked behind the spinner */
 	bool yield_failed;	/* a directed yield just failed */
 	bool no_park;		/* parking is off for this VM (APICv/AVIC) */
+	/*
+	 * The spinner's record names the holder: it is the queue head.  With
+	 * qspinlock the head spins with the pending bit set, and while it is
+	 * set nobody else can take the lock (pv_hybrid_queued_unfair_trylock()
+	 * and the fast path both fail), so a head that sleeps stalls every
+	 * waiter and stealer of its lock.  A head never parks.
+	 */
+	bool head;
+	/* The records contradict the spinner's own hint (chain_stale). */
+	bool hint_stale;
 };
 
 enum pvple_action {
@@ -155,6 +165,16 @@ enum pvple_action {
 
 enum pvple_action pvple_decide(const struct pvple_spin_in *in,
 			       unsigned int *at);
+
+/*
+ * May the guest take an interrupt now?  RFLAGS.IF, as kvm_get_rflags()
+ * reads it, unless the guest's state is protected (SEV-ES, SEV-SNP): KVM
+ * keeps no trustworthy RFLAGS for those (svm_get_if_flag() reads the
+ * VMCB's interrupt shadow state instead, through a static call a module
+ * cannot make), so such a guest counts as always interruptible: a pending
+ * interrupt then ends or forbids a park rather than being slept through.
+ */
+bool pvple_irq_on(bool state_protected, unsigned long rflags);
 
 /*
  * The park hypercall is not throttled by a PLE window: at most one yield

@@ -182,6 +182,9 @@ enum pvple_wake {
 };
 
 unsigned long pvple_park_ticket(struct pvple_vcpu *tpv);
+bool pvple_vcpu_irq_on(struct kvm_vcpu *me);
+bool pvple_park_begin(struct pvple_vm *vm, struct kvm_vcpu *me,
+		      struct pvple_vcpu *pv, struct kvm_vcpu *target);
 enum pvple_wake pvple_park(struct kvm_vcpu *me, struct pvple_vcpu *pv,
 			   struct kvm_vcpu *target, struct pvple_vcpu *tpv,
 			   unsigned long ticket, u64 *parked_ns);

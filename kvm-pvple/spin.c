@@ -184,10 +184,11 @@ static void pvple_walk(struct kvm_vcpu *me, struct pvple_vm *vm,
 		 * if it read the lock word before the head set the pending
 		 * bit (pv_hybrid_queued_unfair_trylock(), kernel/locking/
 		 * qspinlock_paravirt.h), or while the head, halted, has
-		 * cleared it (pv_wait_head_or_lock()).  So the head is who
-		 * the queue waits for, and if that is wrong the cost is
-		 * bounded: at most PVPLE_SPIN_MAX "spin" answers per
-		 * record, or one yield to the head.
+		 * cleared it (pv_wait_head_or_lock()).  So the head is
+		 * likely who the queue waits for -- a hint, not a fact --
+		 * and if that is wrong the cost is bounded: at most
+		 * PVPLE_SPIN_MAX "spin" answers per record, or one yield to
+		 * the head.  Nobody parks on such a chain (may_park()).
 		 *
 		 * For i == 0 the spinner's own hint names a vCPU that waits
 		 * for the lock: with a handoff lock (a ticket lock) that is
@@ -195,7 +196,9 @@ static void pvple_walk(struct kvm_vcpu *me, struct pvple_vm *vm,
 		 * see it -- the de facto holder, and the vCPU to yield to if
 		 * it is preempted; with qspinlock it released and queued
 		 * again behind the spinner, a one-shot yield or a few spins
-		 * lost.  Counted as chain_stale, acted on as the holder.
+		 * lost.  Counted as chain_stale, acted on as the holder for a
+		 * yield or a spin, never for a park (policy.c, may_park()):
+		 * the spinner may be the one the lock goes to next.
 		 */
 		if (hop == PVPLE_HOP_STALE && i) {
 			pvple_chain_head(vm, in, i);
@@ -204,6 +207,7 @@ static void pvple_walk(struct kvm_vcpu *me, struct pvple_vm *vm,
 		if (hop == PVPLE_HOP_STALE) {
 			pvple_count(vm, PVPLE_STAT_CHAIN_STALE);
 			in->end = PVPLE_CHAIN_HOLDER;
+			in->hint_stale = true;
 			return;
 		}
 		if (hop != PVPLE_HOP_NEXT) {
@@ -278,6 +282,7 @@ static long pvple_spin(struct kvm_vcpu *me, bool from_hc,
 		target = kvm_get_vcpu_by_id(me->kvm, id);
 		if (!target)
 			in.rec = PVPLE_REC_TARGET_ABSENT;
+		in.head = PVPLE_WAIT_ROLE(rec.wait) == PVPLE_ROLE_HOLDER;
 	}
 	if (target) {
 		c.vcpu[0] = target;
@@ -297,8 +302,7 @@ static long pvple_spin(struct kvm_vcpu *me, bool from_hc,
 		 * Only worth asking with a target: without one it is stock.
 		 */
 		in.event_pending = signal_pending(current) ||
-				   pvple_event(me, kvm_get_rflags(me) &
-						   X86_EFLAGS_IF);
+				   pvple_event(me, pvple_vcpu_irq_on(me));
 	}
 
 	act = pvple_decide(&in, &at);
@@ -352,6 +356,11 @@ static long pvple_spin(struct kvm_vcpu *me, bool from_hc,
 		}
 		in.yield_failed = true;
 		act = pvple_decide(&in, &at);
+	}
+	/* A park that would close a cycle of parks is not taken (park.c). */
+	if (act == PVPLE_ACT_PARK && !pvple_park_begin(vm, me, pv, target)) {
+		in.cycle = true;
+		act = PVPLE_ACT_STOCK;
 	}
 
 	switch (act) {

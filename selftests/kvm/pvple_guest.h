@@ -60,10 +60,14 @@ static inline void pvple_guest_clear(struct pvple_area *a)
 }
 
 /*
- * A ticket lock whose waiters publish the vCPU the lock belongs to now:
- * the one holding ticket @owner, who holds the lock or has been handed it
- * and not yet run.  That is the vCPU a preempted-waiter problem is about.
- * @use_hc: spin with the park hypercall (hosts without PLE) as well.
+ * A ticket lock whose waiters publish as the guest series does for
+ * qspinlock: the next in line (the queue head) names the vCPU the lock
+ * belongs to now -- the one holding ticket @owner, who holds the lock or
+ * has been handed it and not yet run -- and every waiter behind it names
+ * the vCPU with the ticket just ahead of its own.  A head is never parked
+ * by the host (it would hold off everyone behind it); waiters behind it
+ * may be.  @use_hc: spin with the park hypercall (hosts without PLE) as
+ * well.
  */
 #define PVPLE_TICKET_SLOTS	16
 
@@ -77,15 +81,17 @@ static inline void pvple_ticket_lock(struct pvple_ticket_lock *l, u32 me,
 				     struct pvple_area *a, bool use_hc)
 {
 	u32 ticket = __atomic_fetch_add(&l->next, 1, __ATOMIC_ACQUIRE);
-	u32 published = ~0u, owner;
+	u32 published = ~0u, owner, ahead, target, role;
 
 	WRITE_ONCE(l->vcpu_of[ticket % PVPLE_TICKET_SLOTS], me);
 	while ((owner = __atomic_load_n(&l->owner, __ATOMIC_ACQUIRE)) != ticket) {
-		u32 target = READ_ONCE(l->vcpu_of[owner % PVPLE_TICKET_SLOTS]);
-
-		if (a && target != published && target != me) {
-			pvple_guest_publish(a, target, PVPLE_ROLE_HOLDER);
-			published = target;
+		ahead = ticket - owner == 1 ? owner : ticket - 1;
+		role = ahead == owner ? PVPLE_ROLE_HOLDER :
+					PVPLE_ROLE_PREDECESSOR;
+		target = READ_ONCE(l->vcpu_of[ahead % PVPLE_TICKET_SLOTS]);
+		if (a && (target | role << 16) != published && target != me) {
+			pvple_guest_publish(a, target, role);
+			published = target | role << 16;
 		}
 		if (use_hc && a)
 			pvple_guest_park();

@@ -106,10 +106,14 @@ static bool five_timeouts(struct pvple_counts *c) { return c->wake_timeout >= 5;
 static bool one_event(struct pvple_counts *c) { return c->wake_event >= 1; }
 
 /*
- * vCPU 0 takes the lock and keeps it until the host says; vCPU 1 waits
- * for it, publishing vCPU 0 as the holder; vCPU 2 and up are bystanders:
- * runnable, preempted as often as the holder, and never worth a yield.
+ * vCPU 0 takes the lock and keeps it until the host says; vCPUs 1 to
+ * guest_waiters queue for it in that order (vCPU 1, the head, publishes
+ * vCPU 0 as the holder, each one after it its predecessor); the others are
+ * bystanders: runnable, preempted as often as the holder, and never worth
+ * a yield.
  */
+static u64 guest_waiters = 1;
+
 static void guest_holder_waiter(u32 id, bool use_hc)
 {
 	guest_register(id);
@@ -119,10 +123,13 @@ static void guest_holder_waiter(u32 id, bool use_hc)
 		while (!READ_ONCE(guest_release))
 			;
 		pvple_ticket_unlock(&guest_lock);
-	} else if (id == 1) {
-		while (!READ_ONCE(guest_held))
+	} else if (id <= READ_ONCE(guest_waiters)) {
+		/* Queue in id order, behind a predecessor that says who it is. */
+		while (!READ_ONCE(guest_held) ||
+		       READ_ONCE(guest_lock.next) < id ||
+		       READ_ONCE(guest_lock.vcpu_of[id - 1]) != id - 1)
 			;
-		pvple_ticket_lock(&guest_lock, 1, &guest_areas[1], use_hc);
+		pvple_ticket_lock(&guest_lock, id, &guest_areas[id], use_hc);
 		pvple_ticket_unlock(&guest_lock);
 	} else {
 		while (!READ_ONCE(guest_stop))
@@ -197,8 +204,9 @@ static void check_parks_end_on_sched_in(struct __test_metadata *_metadata,
 	for (i = 0; i < n; i++) {
 		if (ev[i].type != PVPLE_EV_WAKE)
 			continue;
-		ASSERT_EQ(ev[i].vcpu, 1);
-		ASSERT_EQ(ev[i].target, 0);
+		/* Only the waiter behind the head parks, behind the head. */
+		ASSERT_EQ(ev[i].vcpu, 2);
+		ASSERT_EQ(ev[i].target, 1);
 		sched_in += !strcmp(ev[i].why, "sched_in");
 	}
 	ASSERT_TRUE(pvple_vm_counts(vm, &c));
@@ -212,21 +220,26 @@ static void check_parks_end_on_sched_in(struct __test_metadata *_metadata,
 	ASSERT_EQ(c.yield_tried, 0);
 }
 
-/* vCPU 1 waits behind vCPU 0, spinning with PAUSE or the park hypercall. */
+/*
+ * vCPU 2 waits behind vCPU 1, the queue head, which waits for vCPU 0, all
+ * on one CPU, spinning with PAUSE or the park hypercall: vCPU 2 parks
+ * behind the head whenever it is preempted, and the head never parks.
+ */
 static void park_until_holder_runs(struct __test_metadata *_metadata,
 				   void *guest_code)
 {
 	struct pvple_event *ev = calloc(MAX_EVENTS, sizeof(*ev));
-	struct pvple_vcpu_thread t[2];
+	struct pvple_vcpu_thread t[3];
 	struct pvple_counts c;
 	struct kvm_vm *vm;
 
 	set_params("park", "100000");
-	vm = create_vm(2, guest_code, t, 0);
+	vm = create_vm(3, guest_code, t, 0);
+	SET(vm, guest_waiters, 2);
 	pvple_trace_begin();
-	pvple_start_vcpus(t, 2);
+	pvple_start_vcpus(t, 3);
 	ASSERT_TRUE(wait_counts(vm, &c, three_parks, TIMEOUT_S));
-	release_and_wait(vm, t, 2);
+	release_and_wait(vm, t, 3);
 	check_parks_end_on_sched_in(_metadata, vm, ev,
 				    pvple_trace_end(ev, MAX_EVENTS));
 	ASSERT_TRUE(pvple_vm_counts(vm, &c));
@@ -253,8 +266,9 @@ TEST_F_TIMEOUT(pvple, park_hypercall_until_holder_runs, HARNESS_TIMEOUT_S)
 
 /*
  * vCPU 0 holds; vCPU k > 0 waits behind vCPU k - 1 (an MCS-like queue):
- * each waiter parks behind a vCPU that is itself parked, and must be woken
- * by that vCPU's schedule-in, in chain order, with no park left to time out.
+ * vCPU 1, the head, never parks; each waiter behind it parks behind a vCPU
+ * that is preempted or itself parked, and must be woken by that vCPU's
+ * schedule-in, in chain order, with no park left to time out.
  */
 static u64 guest_order_seq, guest_order[PVPLE_MAX_VCPUS];
 
@@ -301,7 +315,7 @@ TEST_F_TIMEOUT(pvple, chain_wakes_in_order, HARNESS_TIMEOUT_S)
 	for (i = 0; i < n; i++) {
 		if (ev[i].type != PVPLE_EV_WAKE)
 			continue;
-		ASSERT_GE(ev[i].vcpu, 1);
+		ASSERT_GE(ev[i].vcpu, 2);
 		ASSERT_LE(ev[i].vcpu, 3);
 		/* Each waiter parks behind its own predecessor only. */
 		ASSERT_EQ(ev[i].target, ev[i].vcpu - 1);
@@ -311,7 +325,8 @@ TEST_F_TIMEOUT(pvple, chain_wakes_in_order, HARNESS_TIMEOUT_S)
 	ksft_print_msg("sched_in wakes by waiter: %d %d %d; parks %lu timeouts %lu\n",
 		       woken_by_pred[1], woken_by_pred[2], woken_by_pred[3],
 		       c.parks, c.wake_timeout);
-	for (i = 1; i <= 3; i++)
+	ASSERT_EQ(woken_by_pred[1], 0);
+	for (i = 2; i <= 3; i++)
 		ASSERT_GE(woken_by_pred[i], 1) TH_LOG("waiter %d never woken", i);
 	ASSERT_EQ(c.wake_timeout, 0);
 	/* The queue hands over in order, and nobody was skipped. */
@@ -598,6 +613,82 @@ TEST_F_TIMEOUT(pvple, chain_bad_hints_get_stock, HARNESS_TIMEOUT_S)
 }
 
 /*
+ * Who never sleeps (issue 20).  With qspinlock the queue head spins with
+ * the pending bit set, and nobody else can take the lock while it is set:
+ * a parked head stalls the whole queue.  vCPUs 1-3 register and leave
+ * KVM_RUN, so that each of them, named, is a target a park would wait
+ * for; in mode "park" vCPU 0 then publishes, in turn, a head's record
+ * beside a chain that is fine, stale, nested or cyclic, and a waiter's
+ * record whose walk ends at a head.  None may park: each gets stock
+ * handling.  The last case, a waiter behind a vCPU that is out of KVM_RUN,
+ * is the control: it parks, and its park ends at the 2 ms bound.
+ */
+static void guest_no_head_parks(u32 id)
+{
+	u64 *r = guest_res[id];
+
+	guest_register(id);
+	if (id) {
+		GUEST_DONE();
+		return;
+	}
+	/* A head, its holder out of KVM_RUN. */
+	set_rec(0, 1, PVPLE_ROLE_HOLDER, PVPLE_TEST_LOCK);
+	r[0] = pvple_guest_park();
+	/* A head whose hint is stale: the named holder waits for the lock. */
+	set_rec(1, 2, PVPLE_ROLE_HOLDER, PVPLE_TEST_LOCK);
+	r[1] = pvple_guest_park();
+	/* A head whose holder waits for another lock, held by 2. */
+	set_rec(1, 2, PVPLE_ROLE_HOLDER, LOCK_2);
+	r[2] = pvple_guest_park();
+	/* A head on a 3-cycle: 0 -> 1 -> 2 -> 0, the last two on LOCK_2. */
+	set_rec(1, 2, PVPLE_ROLE_PREDECESSOR, LOCK_2);
+	set_rec(2, 0, PVPLE_ROLE_PREDECESSOR, LOCK_2);
+	r[3] = pvple_guest_park();
+	/* A waiter whose walk ends at a head: 1's holder, 2, has released. */
+	set_rec(0, 1, PVPLE_ROLE_PREDECESSOR, PVPLE_TEST_LOCK);
+	set_rec(1, 2, PVPLE_ROLE_HOLDER, PVPLE_TEST_LOCK);
+	set_rec(2, 3, PVPLE_ROLE_PREDECESSOR, PVPLE_TEST_LOCK);
+	r[4] = pvple_guest_park();
+	/* The control: a waiter behind 1, which is out and names nobody. */
+	pvple_guest_clear(&guest_areas[1]);
+	r[5] = pvple_guest_park();
+	GUEST_DONE();
+}
+
+TEST_F_TIMEOUT(pvple, head_never_parks, HARNESS_TIMEOUT_S)
+{
+	struct pvple_vcpu_thread t[4];
+	struct pvple_counts c;
+	struct kvm_vm *vm;
+	u64 *r;
+	int i;
+
+	if (unsupported(false))
+		SKIP(return, "%s", unsupported(false));
+	set_params("park", "2000");
+	vm = create_vm(4, guest_no_head_parks, t, -1);
+	pvple_run_vcpus(&t[1], 3, TIMEOUT_S);
+	pvple_run_vcpus(t, 1, TIMEOUT_S);
+	sync_global_from_guest(vm, guest_res);
+	r = guest_res[0];
+	ASSERT_TRUE(pvple_vm_counts(vm, &c));
+	ksft_print_msg("parks %lu (timeout %lu), stock %lu: stale %lu head %lu cycle %lu\n",
+		       c.parks, c.wake_timeout, c.stock, c.chain_stale,
+		       c.chain_head, c.chain_cycle);
+	for (i = 0; i <= 4; i++)
+		ASSERT_EQ(r[i], PVPLE_PARK_RUNNING) TH_LOG("case %d", i);
+	ASSERT_EQ(r[5], PVPLE_PARK_TIMEOUT);
+	ASSERT_EQ(c.parks, 1);
+	ASSERT_EQ(c.wake_timeout, 1);
+	ASSERT_EQ(c.stock, 5);
+	ASSERT_EQ(c.chain_stale, 1);
+	ASSERT_EQ(c.chain_head, 1);
+	ASSERT_EQ(c.chain_cycle, 1);
+	kvm_vm_free(vm);
+}
+
+/*
  * vCPU 0 never runs (its thread is never started): vCPU 1 waits behind it
  * and nothing will ever wake it but the bound, or an event.
  */
@@ -605,7 +696,7 @@ static void guest_wait_behind_absent(u32 id)
 {
 	guest_register(id);
 	if (id == 1) {
-		pvple_guest_publish(&guest_areas[1], 0, PVPLE_ROLE_HOLDER);
+		pvple_guest_publish(&guest_areas[1], 0, PVPLE_ROLE_PREDECESSOR);
 		while (!READ_ONCE(guest_release)) {
 			asm volatile("pause" ::: "memory");
 			WRITE_ONCE(guest_loops[1], guest_loops[1] + 1);
@@ -699,7 +790,7 @@ static void guest_park_loop(u32 id)
 
 	guest_register(id);
 	if (id == 1) {
-		pvple_guest_publish(&guest_areas[1], 0, PVPLE_ROLE_HOLDER);
+		pvple_guest_publish(&guest_areas[1], 0, PVPLE_ROLE_PREDECESSOR);
 		while (!READ_ONCE(guest_release)) {
 			r = pvple_guest_park();
 			if (r == -KVM_ENOSYS)
@@ -844,7 +935,7 @@ static u64 guest_halting, guest_halts, guest_target_done;
 /* Waits behind vCPU 0 with the park hypercall until the host says stop. */
 static void guest_park_behind_0(u32 id)
 {
-	pvple_guest_publish(&guest_areas[id], 0, PVPLE_ROLE_HOLDER);
+	pvple_guest_publish(&guest_areas[id], 0, PVPLE_ROLE_PREDECESSOR);
 	while (!READ_ONCE(guest_stop))
 		pvple_guest_park();
 	pvple_guest_clear(&guest_areas[id]);
@@ -1212,6 +1303,10 @@ static void guest_hostile(u32 id)
 	/* A version 1 guest on this version 2 host. */
 	r[17] = kvm_hypercall(KVM_HC_PVPLE_REGISTER, gpa, 1, 0, 0);
 	r[18] = kvm_hypercall(KVM_HC_PVPLE_PROBE, 0, 0, 0, 0);
+	/* A refused registration drops the area registered before it. */
+	r[19] = pvple_guest_register(gpa);
+	r[20] = kvm_hypercall(KVM_HC_PVPLE_REGISTER, gpa, 1, 0, 0);
+	r[21] = pvple_guest_park();
 	GUEST_DONE();
 }
 
@@ -1253,14 +1348,17 @@ TEST_F_TIMEOUT(pvple, hostile_input, HARNESS_TIMEOUT_S)
 	ASSERT_EQ(r[16], (u64)-PVPLE_ENOTREG);	/* park after unregistering */
 	ASSERT_EQ(r[17], (u64)-KVM_EOPNOTSUPP);	/* v1 area: refused */
 	ASSERT_EQ(r[18], 2);			/* what a v1 guest probes */
+	ASSERT_EQ(r[19], 0);
+	ASSERT_EQ(r[20], (u64)-KVM_EOPNOTSUPP);
+	ASSERT_EQ(r[21], (u64)-PVPLE_ENOTREG);	/* the old area is gone */
 
 	ASSERT_TRUE(pvple_vm_counts(vm, &c));
 	ASSERT_EQ(c.reg_unaligned, 1);
 	ASSERT_EQ(c.reg_bad_gpa, 1);
-	ASSERT_EQ(c.reg_bad_version, 2);
-	ASSERT_EQ(c.reg_ok, 2 + 1000);
+	ASSERT_EQ(c.reg_bad_version, 3);
+	ASSERT_EQ(c.reg_ok, 3 + 1000);
 	ASSERT_EQ(c.reg_replaced, 1);
-	ASSERT_EQ(c.rec_unregistered, 2);
+	ASSERT_EQ(c.rec_unregistered, 3);
 	ASSERT_EQ(c.rec_idle, 1);
 	ASSERT_EQ(c.rec_target_range, 1);
 	ASSERT_EQ(c.rec_target_self, 1);
@@ -1268,7 +1366,7 @@ TEST_F_TIMEOUT(pvple, hostile_input, HARNESS_TIMEOUT_S)
 	ASSERT_EQ(c.rec_torn, 0);
 	ASSERT_EQ(c.rec_bad, 3);
 	ASSERT_EQ(c.unreg_unknown, 1);
-	ASSERT_EQ(c.hc_park, 9);
+	ASSERT_EQ(c.hc_park, 10);
 	ASSERT_EQ(c.yield_tried + c.parks, 0);
 	/*
 	 * The other VM never ran: nothing was done to it.  Not its

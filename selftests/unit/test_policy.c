@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include <asm/processor-flags.h>
 #include <linux/kvm_para.h>
 #include <uapi/linux/kvm_pvple.h>
 
@@ -328,6 +329,25 @@ static void test_decide_table(void)
 		  { PRE } }, PVPLE_ACT_STOCK },
 		{ "empty chain: stock", { AUTO, OK, HOLDER, 0 },
 		  PVPLE_ACT_STOCK },
+		/* Issue 20: a queue head holds off every taker; never park it. */
+		{ "head, holder preempted: yield to it",
+		  { AUTO, OK, HOLDER, 1, { PRE }, .head = true },
+		  PVPLE_ACT_YIELD, 0 },
+		{ "head, holder preempted, yield failed: stock, never park",
+		  { AUTO, OK, HOLDER, 1, { PRE }, .yield_failed = true,
+		    .head = true }, PVPLE_ACT_STOCK },
+		{ "head, holder out of KVM_RUN: stock, never park",
+		  { AUTO, OK, HOLDER, 1, { OUT }, .head = true },
+		  PVPLE_ACT_STOCK },
+		{ "head, park mode, holder preempted: stock",
+		  { PVPLE_MODE_PARK, OK, HOLDER, 1, { PRE }, .head = true },
+		  PVPLE_ACT_STOCK },
+		{ "stale hint, named vCPU out of KVM_RUN: stock, never park",
+		  { AUTO, OK, HOLDER, 1, { OUT }, .hint_stale = true },
+		  PVPLE_ACT_STOCK },
+		{ "walk ended at a head, predecessor parked: stock",
+		  { AUTO, OK, PVPLE_CHAIN_HEAD, 2, { PRK, RUN } },
+		  PVPLE_ACT_STOCK },
 	};
 	unsigned int i, at;
 
@@ -342,7 +362,7 @@ static void test_decide_table(void)
 	}
 }
 
-#define NPROPS	10
+#define NPROPS	11
 
 /* The properties every decision must have, whatever the input. */
 static void check_decision(const struct pvple_spin_in *in,
@@ -369,6 +389,9 @@ static void check_decision(const struct pvple_spin_in *in,
 		  (mode == PVPLE_MODE_YIELD || in->no_park ||
 		   (in->chain[0] != PRE && in->chain[0] != PRK &&
 		    in->chain[0] != OUT));
+	/* Never park a queue head, on a stale hint, or behind a head. */
+	bad[10] += a == PVPLE_ACT_PARK &&
+		   (in->head || in->hint_stale || end == PVPLE_CHAIN_HEAD);
 	/* Never a park where a yield could still be tried. */
 	bad[5] += a == PVPLE_ACT_PARK && offcpu && mode_can_yield(mode) &&
 		  !in->yield_failed;
@@ -397,7 +420,7 @@ static void check_decision(const struct pvple_spin_in *in,
 static void test_decide_properties(void)
 {
 	const unsigned long per_len = (PVPLE_NR_MODES + 1) * PVPLE_NR_REC *
-				      PVPLE_NR_CHAIN_ENDS * 16 * 2;
+				      PVPLE_NR_CHAIN_ENDS * 64 * 2;
 	unsigned long n = 0, bad[NPROPS] = { 0 }, k, combos, v;
 	unsigned int len, nstates, i;
 
@@ -420,7 +443,9 @@ static void test_decide_properties(void)
 			in.cycle = v & 2;
 			in.yield_failed = v & 4;
 			in.no_park = v & 8;
-			v /= 16;
+			in.head = v & 16;
+			in.hint_stale = v & 32;
+			v /= 64;
 			spins = v % 2 ? PVPLE_SPIN_MAX : 0;
 			v /= 2;
 			end = v % PVPLE_NR_CHAIN_ENDS;
@@ -459,6 +484,19 @@ static void test_decide_properties(void)
 			 PVPLE_SPIN_MAX);
 	ksft_test_result(!bad[9], "decide: %s\n",
 			 "a vCPU kept off a CPU is yielded to, the holder first");
+	ksft_test_result(!bad[10], "decide: %s\n",
+			 "never park a queue head, on a stale hint or at a head");
+}
+
+/* SEV-ES/SNP: KVM's RFLAGS of a protected guest is not its IF. */
+static void test_irq_on(void)
+{
+	ksft_test_result(pvple_irq_on(true, 0),
+			 "irq_on: a protected guest counts as interruptible\n");
+	ksft_test_result(!pvple_irq_on(false, X86_EFLAGS_ZF),
+			 "irq_on: IF clear in RFLAGS: not interruptible\n");
+	ksft_test_result(pvple_irq_on(false, X86_EFLAGS_IF),
+			 "irq_on: IF set in RFLAGS: interruptible\n");
 }
 
 /* Every combination of KVM's flags, against the rules in policy.h. */
@@ -575,7 +613,7 @@ int main(void)
 	unsigned int i;
 
 	ksft_print_header();
-	ksft_set_plan(ARRAY_SIZE(cases) + 2 + 14 + 6 + 15 + 42 + NPROPS + 4 + 3 + 3);
+	ksft_set_plan(ARRAY_SIZE(cases) + 2 + 14 + 6 + 15 + 48 + NPROPS + 4 + 3 + 3 + 3);
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		enum pvple_hc_action got = pvple_hc_decode(cases[i].nr,
@@ -604,6 +642,7 @@ int main(void)
 	test_classify();
 	test_hc_filter();
 	test_throttle();
+	test_irq_on();
 
 	ksft_finished();
 }
