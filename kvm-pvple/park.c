@@ -131,22 +131,43 @@ void pvple_vcpu_loaded(struct kvm_vcpu *vcpu)
 }
 
 /*
- * Is anything waiting for the spinner in its guest?  An NMI or SMI, an
- * APICv change, or -- if the guest can take one now (RFLAGS.IF, the main
- * part of kvm_arch_interrupt_allowed(), which is not exported; an STI
- * shadow at a PAUSE is not worth an exit) -- an interrupt or an expired
- * LAPIC timer (apic_timer_expired() makes KVM_REQ_UNBLOCK,
- * arch/x86/kvm/lapic.c).  As a halted vCPU's check does
- * (kvm_vcpu_has_events(), arch/x86/kvm/x86.c), an interrupt a spinner with
- * interrupts off cannot take does not count: it would only come back and
- * spin.  Nor do requests the guest need not run for: KVM makes
- * KVM_REQ_STEAL_UPDATE on every load (kvm_arch_vcpu_load()), which would end any
- * park that was preempted.
+ * Is anything waiting for the spinner in its guest?  What a halted vCPU's
+ * check looks for (kvm_vcpu_has_events(), arch/x86/kvm/x86.c), as far as
+ * a module can see it:
+ *  - always: a pending or queued NMI or SMI (their *_allowed() checks are
+ *    static calls a module cannot make: pending counts), a PV kick
+ *    (pv_unhalted: the lock's unlocker says it is our turn), a queued
+ *    exception, a finished async page fault, a PMI, a protected guest's
+ *    state update, a Hyper-V synthetic timer, an APICv change;
+ *  - if the guest can take one now (pvple_vcpu_irq_on(): RFLAGS.IF, the
+ *    main part of kvm_arch_interrupt_allowed(), which is not exported; an
+ *    STI shadow at a PAUSE is not worth an exit): an interrupt or an
+ *    expired LAPIC timer (apic_timer_expired() makes KVM_REQ_UNBLOCK,
+ *    arch/x86/kvm/lapic.c).  As for a halt, an interrupt a spinner with
+ *    interrupts off cannot take does not count: it would only come back
+ *    and spin.
+ * Not seen: a pending INIT or SIPI (kvm_apic_has_pending_init_or_sipi()
+ * reads the private struct kvm_lapic; its KVM_REQ_EVENT is also made for
+ * every masked interrupt), and nested and Xen events (vendor and Xen
+ * code a module cannot call).  Each of those comes with a kvm_vcpu_kick(),
+ * which ends a park in progress; only one that lands between the decision
+ * and the sleep waits for the bound, park_max_us.  Nor do requests the
+ * guest need not run for count: KVM makes KVM_REQ_STEAL_UPDATE on every
+ * load (kvm_arch_vcpu_load()), which would end any park that was
+ * preempted.
  */
 bool pvple_event(struct kvm_vcpu *me, bool irq_on)
 {
 	return kvm_test_request(KVM_REQ_NMI, me) ||
+	       READ_ONCE(me->arch.nmi_pending) ||
 	       kvm_test_request(KVM_REQ_SMI, me) ||
+	       READ_ONCE(me->arch.smi_pending) ||
+	       READ_ONCE(me->arch.pv.pv_unhalted) ||
+	       me->arch.exception.pending ||
+	       !list_empty_careful(&me->async_pf.done) ||
+	       kvm_test_request(KVM_REQ_PMI, me) ||
+	       kvm_test_request(KVM_REQ_UPDATE_PROTECTED_GUEST_STATE, me) ||
+	       kvm_test_request(KVM_REQ_HV_STIMER, me) ||
 	       kvm_test_request(KVM_REQ_APICV_UPDATE, me) ||
 	       (irq_on && (kvm_test_request(KVM_REQ_UNBLOCK, me) ||
 			   kvm_cpu_has_interrupt(me)));

@@ -128,6 +128,7 @@ struct pvple_vm {
 	struct kvm *kvm;
 	struct pvple_stats __percpu *stats;
 	struct xarray vcpus;		/* vcpu_idx -> struct pvple_vcpu */
+	struct xarray by_id;		/* vcpu_id (APIC ID) -> the same */
 	char name[PVPLE_VM_NAME_LEN];
 	bool born;			/* created while the module was loaded */
 	int mode;			/* PVPLE_MODE_*, or -1: the mode= default */
@@ -147,6 +148,7 @@ struct pvple_vm *pvple_vm_find(struct kvm *kvm);
 struct pvple_vm *pvple_vm_adopt(struct kvm *kvm);
 struct pvple_vcpu *pvple_vcpu_find(struct pvple_vm *vm, struct kvm_vcpu *vcpu);
 struct pvple_vcpu *pvple_vcpu_get(struct pvple_vm *vm, struct kvm_vcpu *vcpu);
+struct kvm_vcpu *pvple_vcpu_by_id(struct pvple_vm *vm, struct kvm *kvm, u32 id);
 void pvple_vcpus_get(struct pvple_vm *vm, struct kvm *kvm);
 void pvple_vm_created(struct kvm *kvm);
 void pvple_vm_destroyed(struct kvm *kvm);

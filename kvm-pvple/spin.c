@@ -220,7 +220,7 @@ static void pvple_walk(struct kvm_vcpu *me, struct pvple_vm *vm,
 		}
 		id = array_index_nospec(PVPLE_WAIT_TARGET(rec.wait),
 					me->kvm->arch.max_vcpu_ids);
-		next = kvm_get_vcpu_by_id(me->kvm, id);
+		next = pvple_vcpu_by_id(vm, me->kvm, id);
 		if (!next) {
 			in->end = PVPLE_CHAIN_ABSENT;
 			return;
@@ -279,7 +279,7 @@ static long pvple_spin(struct kvm_vcpu *me, bool from_hc,
 	if (in.rec == PVPLE_REC_OK) {
 		id = array_index_nospec(PVPLE_WAIT_TARGET(rec.wait),
 					me->kvm->arch.max_vcpu_ids);
-		target = kvm_get_vcpu_by_id(me->kvm, id);
+		target = pvple_vcpu_by_id(vm, me->kvm, id);
 		if (!target)
 			in.rec = PVPLE_REC_TARGET_ABSENT;
 		in.head = PVPLE_WAIT_ROLE(rec.wait) == PVPLE_ROLE_HOLDER;

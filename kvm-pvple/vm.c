@@ -183,7 +183,25 @@ struct pvple_vcpu *pvple_vcpu_get(struct pvple_vm *vm, struct kvm_vcpu *vcpu)
 		kfree(pv);
 		return xa_is_err(old) ? NULL : old;
 	}
+	/* Without it (no memory), pvple_vcpu_by_id() asks KVM instead. */
+	xa_store(&vm->by_id, vcpu->vcpu_id, pv, GFP_KERNEL_ACCOUNT);
 	return pv;
+}
+
+/*
+ * The vCPU a record names, by its APIC ID (KVM's vcpu_id).  KVM's own
+ * kvm_get_vcpu_by_id() walks every vCPU of the VM whenever vcpu_id is not
+ * vcpu_idx, which sparse APIC IDs (QEMU topologies whose core or thread
+ * counts are not powers of two) make the usual case; pvple keeps its own
+ * map of the vCPUs it has state for (all of them, once one registered:
+ * pvple_vcpus_get()), and asks KVM only for the others.  @id is below
+ * max_vcpu_ids (the caller clamps it).
+ */
+struct kvm_vcpu *pvple_vcpu_by_id(struct pvple_vm *vm, struct kvm *kvm, u32 id)
+{
+	struct pvple_vcpu *pv = vm ? xa_load(&vm->by_id, id) : NULL;
+
+	return pv ? pv->vcpu : kvm_get_vcpu_by_id(kvm, id);
 }
 
 /*
@@ -243,6 +261,7 @@ static struct pvple_vm *pvple_vm_alloc(struct kvm *kvm, gfp_t gfp)
 	vm->mode = -1;
 	vm->kvm = kvm;
 	xa_init(&vm->vcpus);
+	xa_init(&vm->by_id);
 	pvple_vm_name(vm, kvm);
 	return vm;
 }
@@ -255,6 +274,7 @@ static void pvple_vm_free(struct pvple_vm *vm)
 	xa_for_each(&vm->vcpus, i, pv)
 		kfree(pv);
 	xa_destroy(&vm->vcpus);
+	xa_destroy(&vm->by_id);
 	free_percpu(vm->stats);
 	kfree(vm);
 }
