@@ -116,15 +116,17 @@ struct pvple_area {
 #define PVPLE_WAIT_GEN(w)	((__u32)(((w) >> PVPLE_WAIT_GEN_SHIFT) & \
 					 PVPLE_WAIT_GEN_MASK))
 
-#define PVPLE_STATE_IDLE		0	/* not waiting: ignore the rest */
+#define PVPLE_STATE_IDLE		0	/* not waiting; role, target 0 */
 #define PVPLE_STATE_WAITING		1	/* spinning on @lock */
 
 /*
  * Roles: how @target relates to @lock.  A WAITING record has a non-zero
- * @lock; an IDLE or UNKNOWN record has @target 0.
+ * @lock; an IDLE record has role and @target 0, an UNKNOWN one @target 0
+ * (anything else is malformed).  HOLDER is written by the queue head only,
+ * and is a hint: lock stealers publish nothing.
  */
 #define PVPLE_ROLE_UNKNOWN		0	/* holder not known: no target */
-#define PVPLE_ROLE_HOLDER		1	/* @target holds @lock */
+#define PVPLE_ROLE_HOLDER		1	/* @target held @lock, last seen */
 #define PVPLE_ROLE_PREDECESSOR		2	/* @target queued just ahead */
 
 #endif /* _UAPI_LINUX_KVM_PVPLE_H */
