@@ -71,6 +71,8 @@ enum pvple_stat {
 	PVPLE_STAT_YIELD_BEYOND,
 	PVPLE_STAT_YIELD_HOLDER,
 	PVPLE_STAT_SPIN_LIMIT,
+	PVPLE_STAT_YIELD_REACHED,
+	PVPLE_STAT_YIELD_MISSED,
 	/* registrations refused or odd, by reason */
 	PVPLE_STAT_REG_OK,
 	PVPLE_STAT_REG_REPLACED,
@@ -101,7 +103,7 @@ struct pvple_stats {
 
 /*
  * One per vCPU of a VM in which a vCPU registered; lives as long as its
- * VM.  Only the vCPU's own task touches @ghc, @spin_wait and @spins
+ * VM.  Only the vCPU's own task touches @ghc, @spin_wait, @spins and @yielded_*
  * (registration, and reads of its own record, happen in its own exits);
  * @gpa and @registered are written there too, and read by the other vCPUs
  * of the VM that walk a chain through this one (abi.c: release/acquire).
@@ -119,6 +121,8 @@ struct pvple_vcpu {
 	u64 last_hc_park_ns;		/* pvple_hc_park_throttled() */
 	u64 spin_wait;			/* the record last answered "spin" */
 	unsigned int spins;		/* how many times in a row */
+	struct pvple_vcpu *yielded_to;	/* the last yield's target, until */
+	unsigned long yielded_runs;	/* the next exit; its ->runs then */
 	struct swait_queue_head waiters;	/* parked behind this vCPU */
 };
 

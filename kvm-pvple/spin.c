@@ -120,6 +120,24 @@ static long pvple_stock_result(const struct pvple_spin_in *in)
 	}
 }
 
+/*
+ * Did the last directed yield reach its target?  kvm_vcpu_yield_to() > 0
+ * says only that KVM made the target the next buddy of its CPU (or sent
+ * that CPU a reschedule): with EEVDF the buddy is taken only while it is
+ * eligible (pick_next_entity(), PICK_BUDDY).  The target's run count
+ * (park.c), sampled before the yield and looked at again at this vCPU's
+ * next exit, says whether it ran in between.  Only this vCPU's task
+ * touches @yielded_*; ->runs is read without ordering: a statistic.
+ */
+static void pvple_yield_outcome(struct pvple_vm *vm, struct pvple_vcpu *pv)
+{
+	if (!pv->yielded_to)
+		return;
+	pvple_count(vm, READ_ONCE(pv->yielded_to->runs) != pv->yielded_runs ?
+		    PVPLE_STAT_YIELD_REACHED : PVPLE_STAT_YIELD_MISSED);
+	pv->yielded_to = NULL;
+}
+
 /* The vCPUs on a spinner's chain: [0] is the one its record names. */
 struct pvple_chain {
 	struct kvm_vcpu *vcpu[PVPLE_CHAIN_MAX];
@@ -257,7 +275,7 @@ static long pvple_spin(struct kvm_vcpu *me, bool from_hc,
 	struct pvple_chain c = { };
 	struct kvm_vcpu *target = NULL;
 	struct pvple_vcpu *pv = NULL;
-	unsigned long ticket = 0;
+	unsigned long ticket = 0, runs = 0;
 	enum pvple_action act;
 	struct pvple_area rec;
 	unsigned int at = 0;
@@ -274,6 +292,8 @@ static long pvple_spin(struct kvm_vcpu *me, bool from_hc,
 	rcu_read_unlock();
 	pvple_count(vm, from_hc ? PVPLE_STAT_HC_PARK : PVPLE_STAT_PLE_EXITS);
 	in.mode = pvple_vm_mode(vm);
+	if (pv)
+		pvple_yield_outcome(vm, pv);
 
 	in.rec = pvple_read_record(me, pv, &rec);
 	if (in.rec == PVPLE_REC_OK) {
@@ -340,6 +360,8 @@ static long pvple_spin(struct kvm_vcpu *me, bool from_hc,
 			 * spinner for a preempted lock holder.
 			 */
 			kvm_vcpu_set_in_spin_loop(me, true);
+			if (c.pv[at])
+				runs = READ_ONCE(c.pv[at]->runs);
 			r = kvm_vcpu_yield_to(c.vcpu[at]);
 			kvm_vcpu_set_in_spin_loop(me, false);
 			kvm_vcpu_set_dy_eligible(me, false);
@@ -348,6 +370,8 @@ static long pvple_spin(struct kvm_vcpu *me, bool from_hc,
 				      r);
 		if (r > 0) {
 			pvple_count(vm, PVPLE_STAT_YIELD_OK);
+			pv->yielded_to = c.pv[at];
+			pv->yielded_runs = runs;
 			if (in.end == PVPLE_CHAIN_HOLDER && at == in.len - 1)
 				pvple_count(vm, PVPLE_STAT_YIELD_HOLDER);
 			if (at)

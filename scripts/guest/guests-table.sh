@@ -192,7 +192,7 @@ END {
 			droplist = droplist sprintf(" %s/%s/block %s (%.1f %%)", rw[r], rc[r], rb[r], 100 * s)
 		}
 	}
-	split("ple hcpark acted yield park spin stock idle dy_ok halts nostock holder nohold", cf, " ")
+	split("ple hcpark acted yield park spin stock idle dy_ok halts nostock holder nohold reached missed", cf, " ")
 	for (r = 1; r <= R; r++) {
 		if (dropped[r] || rv[r] !~ /^[0-9.]+$/ || rv[r] + 0 <= 0)
 			continue
@@ -320,10 +320,11 @@ END {
 		print "per run, over the workload only: PLE exits and park hypercalls, and"
 		print "what kvm-pvple did with them (acted: yields tried and parks)"
 		print "(non-stock: acted or spin; to-holder: successful yields to the holder;"
-		print " no-holder: stock because no record named the holder)"
-		printf "%-12s %-8s %8s %7s %7s %8s %8s %8s %8s %8s %9s %8s %9s %9s %9s\n", "workload", "config",
+		print " no-holder: stock because no record named the holder; reached: of the"
+		print " successful yields, those whose target ran before the yielder'"'"'s next exit)"
+		printf "%-12s %-8s %8s %7s %7s %8s %8s %8s %8s %8s %9s %8s %9s %9s %9s %8s\n", "workload", "config",
 		       "PLE/run", "hc/run", "acted", "yields", "parks", "spin", "stock", "idle-rec",
-		       "PVyield-ok", "halts", "non-stock", "to-holder", "no-holder"
+		       "PVyield-ok", "halts", "non-stock", "to-holder", "no-holder", "reached"
 		for (j = 1; j <= nw; j++) {
 			w = wl[j]
 			for (o = 1; o <= no; o++) {
@@ -338,12 +339,14 @@ END {
 					acted = sprintf("%.1f%%", 100 * tot[w, c, "acted"] / ev)
 					nonstock = sprintf("%.1f%%", 100 * tot[w, c, "nostock"] / ev)
 				}
-				printf "%-12s %-8s %8s %7s %7s %8.0f %8.0f %8.0f %8.0f %8.0f %9.0f %8.0f %9s %9.0f %9.0f\n",
+				yo = tot[w, c, "reached"] + tot[w, c, "missed"]
+				reached = yo ? sprintf("%.1f%%", 100 * tot[w, c, "reached"] / yo) : "-"
+				printf "%-12s %-8s %8s %7s %7s %8.0f %8.0f %8.0f %8.0f %8.0f %9.0f %8.0f %9s %9.0f %9.0f %8s\n",
 				       w, c, ple, hc, acted, tot[w, c, "yield"] / k, tot[w, c, "park"] / k,
 				       tot[w, c, "spin"] / k, tot[w, c, "stock"] / k,
 				       tot[w, c, "idle"] / k, tot[w, c, "dy_ok"] / k,
 				       tot[w, c, "halts"] / k, nonstock, tot[w, c, "holder"] / k,
-				       tot[w, c, "nohold"] / k
+				       tot[w, c, "nohold"] / k, reached
 				if (plots != "" && hasple[w, c] && ev)
 					printf "%s %s %.4f %.4f %.4f %.4f\n", w, c,
 					       tot[w, c, "yield"] / ev, tot[w, c, "park"] / ev,

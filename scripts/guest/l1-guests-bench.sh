@@ -257,9 +257,10 @@ summary() {
 		printf " unreg=%d dy=%d dy_ok=%d exits=%d halts=%d",
 		       v["rec_unregistered"], v["directed_yield_attempted"],
 		       v["directed_yield_successful"], v["exits"], v["halt_exits"]
-		printf " holder=%d nostock=%d nohold=%d",
+		printf " holder=%d nostock=%d nohold=%d reached=%d missed=%d",
 		       v["yield_holder"], acted + v["spin"],
-		       v["rec_no_holder"] + v["chain_no_holder"]
+		       v["rec_no_holder"] + v["chain_no_holder"],
+		       v["yield_reached"], v["yield_missed"]
 	}'
 }
 

@@ -187,8 +187,13 @@ TEST_F_TIMEOUT(pvple, yield_to_preempted_holder, HARNESS_TIMEOUT_S)
 	ASSERT_TRUE(pvple_vm_counts(vm, &c));
 	ksft_print_msg("yields to the holder %d, to anyone else %d; ple_exits %lu yield_ok %lu\n",
 		       to_holder, to_other, c.ple_exits, c.yield_ok);
+	ksft_print_msg("the holder ran before the next exit: %lu, did not: %lu\n",
+		       c.yield_reached, c.yield_missed);
 	ASSERT_GE(to_holder, 3);
 	ASSERT_EQ(to_other, 0);
+	/* One CPU, holder runnable: a yield the host took reaches it. */
+	ASSERT_GE(c.yield_reached, 1);
+	ASSERT_LE(c.yield_reached + c.yield_missed, c.yield_ok);
 	ASSERT_EQ(c.parks, 0);
 	kvm_vm_free(vm);
 	free(ev);

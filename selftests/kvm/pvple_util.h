@@ -74,6 +74,8 @@ struct pvple_counts {
 	u64 spin_limit;
 	u64 chain_head;
 	u64 yield_beyond;
+	u64 yield_reached;
+	u64 yield_missed;
 };
 
 /* Module parameters: set (failing the test on error) and read back. */

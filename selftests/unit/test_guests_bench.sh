@@ -504,5 +504,19 @@ check "steal-rec: steal over the workload, per workload, keyed as the run" \
 check "steal-rec: a results file started again says so" \
 	sh -c "tail -n 1 '$tmp/steal' | grep -qx '# steal-reset'"
 
+# Whether yields reached their target: of 3 + 1 and 5 + 3 yields over two
+# blocks, 8 of 12 (66.7 %); a configuration without yields shows "-".
+{
+	echo "# gb-setup tier=B cpus=2 vcpus=4 hogs=2 under=2 blocks=2 pin=1 configs=anchor,pvple"
+	for b in 1 2; do
+		echo "# cfg=anchor block=$b wl=dbench value=100 ple=50 acted=0 yield=0 reached=0 missed=0"
+		echo "# cfg=pvple block=$b wl=dbench value=110 ple=50 acted=9 yield=$((2 * b + 2)) reached=$((2 * b + 1)) missed=$((2 * b - 1))"
+	done
+} >"$tmp/reach"
+"$top/scripts/guest/guests-table.sh" "$tmp/reach" >"$tmp/tablereach" 2>&1
+check "per-run table: the share of yields whose target ran" \
+	sh -c "grep -E '^dbench +pvple ' '$tmp/tablereach' | awk '{ exit \$NF != \"66.7%\" }' &&
+	       grep -E '^dbench +anchor ' '$tmp/tablereach' | awk '{ exit \$NF != \"-\" }'"
+
 echo "1..$n"
 [ "$failed" = 0 ]
