@@ -104,10 +104,13 @@ enum pvple_rec pvple_rec_check(const struct pvple_area *a, __u32 self_id,
  * only its run state, which KVM knows, is acted on.
  *
  * Same lock: a predecessor that waits behind someone is followed; one
- * named as the holder cannot be waiting for the lock it holds (stale).
+ * named as the holder that waits for the lock it was said to hold is
+ * STALE: it released and queued again, or was handed the lock and has
+ * not run to see it (pvple_chain_step() says what that makes the chain).
  * Another lock: a predecessor has left our queue, so the hint is stale in
  * another way (cross); a holder that waits for a second lock is the nested
- * case, and the walk follows it to that lock's holder.
+ * case, and the walk follows it to that lock's holder.  @next is written
+ * only for PVPLE_HOP_NEXT, and may not be @via.
  */
 enum pvple_hop pvple_chain_hop(const struct pvple_link *via,
 			       enum pvple_rec rec, const struct pvple_area *a,
@@ -127,6 +130,57 @@ enum pvple_hop pvple_chain_hop(const struct pvple_link *via,
 	next->role = PVPLE_WAIT_ROLE(a->wait);
 	next->lock = a->lock;
 	return PVPLE_HOP_NEXT;
+}
+
+/*
+ * One step of the walk: chain[@i]'s record said @hop (pvple_chain_hop());
+ * for PVPLE_HOP_NEXT, @role is that record's role (how chain[@i] relates
+ * to the vCPU it names) and @next what the walk found of that vCPU.
+ * Returns where the walk ends, *@len being the vCPUs on the chain then, or
+ * PVPLE_CHAIN_FOLLOW (*@len = @i + 1) to go on to the named vCPU.
+ *
+ *  - A holder named by chain[@i] waits for the same lock again (STALE
+ *    hop): it has released, and chain[@i - 1], the head that named it,
+ *    takes the lock next (a stealer can take it first only if it read
+ *    the lock word before the head set the pending bit, or while the
+ *    head, halted, cleared it): the chain ends at that head, HEAD.  At
+ *    @i == 0 it is the spinner's own hint that names such a vCPU: STALE.
+ *  - A named vCPU that is the spinner, or already on the chain: those all
+ *    wait for a lock, so if chain[@i] named it as the holder of the lock
+ *    it waits for, the wait-for graph would have a cycle -- a deadlock;
+ *    it released and queued again, and chain[@i] is the head: HEAD.
+ *    Named as a predecessor, it is a cycle of any length: CYCLE.
+ *  - PVPLE_CHAIN_MAX vCPUs, all waiting: DEEP, before the next is looked
+ *    at.
+ */
+enum pvple_chain_end pvple_chain_step(enum pvple_hop hop, unsigned int i,
+				      __u32 role, enum pvple_next next,
+				      unsigned int *len)
+{
+	*len = i + 1;
+	switch (hop) {
+	case PVPLE_HOP_STALE:
+		if (!i)
+			return PVPLE_CHAIN_STALE;
+		*len = i;
+		return PVPLE_CHAIN_HEAD;
+	case PVPLE_HOP_END:
+		return PVPLE_CHAIN_HOLDER;
+	case PVPLE_HOP_NO_HOLDER:
+		return PVPLE_CHAIN_NO_HOLDER;
+	case PVPLE_HOP_CROSS:
+		return PVPLE_CHAIN_CROSS;
+	case PVPLE_HOP_NEXT:
+		break;
+	}
+	if (*len >= PVPLE_CHAIN_MAX)
+		return PVPLE_CHAIN_DEEP;
+	if (next == PVPLE_NEXT_ABSENT)
+		return PVPLE_CHAIN_ABSENT;
+	if (next == PVPLE_NEXT_SEEN)
+		return role == PVPLE_ROLE_HOLDER ? PVPLE_CHAIN_HEAD :
+						   PVPLE_CHAIN_CYCLE;
+	return PVPLE_CHAIN_FOLLOW;
 }
 
 static bool mode_yields(enum pvple_mode mode)
@@ -163,7 +217,14 @@ static bool park_wakes(enum pvple_target t)
 static bool may_park(const struct pvple_spin_in *in)
 {
 	return mode_parks(in->mode) && !in->no_park && !in->head &&
-	       !in->hint_stale && in->end != PVPLE_CHAIN_HEAD;
+	       in->end != PVPLE_CHAIN_STALE && in->end != PVPLE_CHAIN_HEAD;
+}
+
+/* Ends at a vCPU that takes the lock next, or is taken to hold it. */
+static bool end_known(enum pvple_chain_end end)
+{
+	return end == PVPLE_CHAIN_HOLDER || end == PVPLE_CHAIN_HEAD ||
+	       end == PVPLE_CHAIN_STALE;
 }
 
 /*
@@ -187,8 +248,8 @@ enum pvple_action pvple_decide(const struct pvple_spin_in *in,
 	    in->rec != PVPLE_REC_OK || in->cycle || !len ||
 	    len > PVPLE_CHAIN_MAX)
 		return PVPLE_ACT_STOCK;
-	if (in->end != PVPLE_CHAIN_HOLDER && in->end != PVPLE_CHAIN_HEAD &&
-	    in->end != PVPLE_CHAIN_NO_HOLDER && in->end != PVPLE_CHAIN_DEEP)
+	if (!end_known(in->end) && in->end != PVPLE_CHAIN_NO_HOLDER &&
+	    in->end != PVPLE_CHAIN_DEEP)
 		return PVPLE_ACT_STOCK;
 	/* The guest must take its interrupt; it will spin again if need be. */
 	if (in->event_pending)
@@ -213,8 +274,7 @@ enum pvple_action pvple_decide(const struct pvple_spin_in *in,
 	 * The lock moves soon: spinning is productive, for a while.  A head
 	 * whose holder has released takes the lock as soon as it runs.
 	 */
-	if ((in->end == PVPLE_CHAIN_HOLDER || in->end == PVPLE_CHAIN_HEAD) &&
-	    in->chain[len - 1] == PVPLE_TARGET_RUNNING &&
+	if (end_known(in->end) && in->chain[len - 1] == PVPLE_TARGET_RUNNING &&
 	    in->spins < PVPLE_SPIN_MAX)
 		return PVPLE_ACT_SPIN;
 	/*

@@ -76,13 +76,33 @@ enum pvple_chain_end {
 	PVPLE_CHAIN_HOLDER,	/* at the vCPU taken for the holder */
 	PVPLE_CHAIN_NO_HOLDER,	/* at a waiter that does not know it */
 	PVPLE_CHAIN_DEEP,	/* PVPLE_CHAIN_MAX vCPUs, all waiting */
-	PVPLE_CHAIN_STALE,	/* a hint the records contradict */
+	/*
+	 * The spinner's own hint names a vCPU that waits for that very lock:
+	 * with a handoff lock (a ticket lock) the one it was handed to, which
+	 * has not run to see it -- the de facto holder; with qspinlock one
+	 * that released and queued again.  Acted on as the holder for a
+	 * yield or a spin, never for a park.
+	 */
+	PVPLE_CHAIN_STALE,
 	PVPLE_CHAIN_CROSS,	/* a predecessor waiting on another lock */
 	PVPLE_CHAIN_CYCLE,	/* a vCPU named twice, or the spinner */
 	PVPLE_CHAIN_ABSENT,	/* a hop named no vCPU of this VM */
 	PVPLE_CHAIN_HEAD,	/* at a queue head whose holder has released */
-	PVPLE_NR_CHAIN_ENDS
+	PVPLE_NR_CHAIN_ENDS,
+	/* pvple_chain_step() only: not ended, the walk goes on. */
+	PVPLE_CHAIN_FOLLOW = PVPLE_NR_CHAIN_ENDS,
 };
+
+/* What the walk found of the vCPU a record names (PVPLE_HOP_NEXT). */
+enum pvple_next {
+	PVPLE_NEXT_FOUND,	/* a vCPU of the VM, new to the chain */
+	PVPLE_NEXT_ABSENT,	/* no vCPU of the VM has that id */
+	PVPLE_NEXT_SEEN,	/* the spinner, or a vCPU already on it */
+};
+
+enum pvple_chain_end pvple_chain_step(enum pvple_hop hop, unsigned int i,
+				      __u32 role, enum pvple_next next,
+				      unsigned int *len);
 
 enum pvple_mode {
 	PVPLE_MODE_OFF,		/* observe only: stock KVM behaviour */
@@ -151,8 +171,6 @@ struct pvple_spin_in {
 	 * waiter and stealer of its lock.  A head never parks.
 	 */
 	bool head;
-	/* The records contradict the spinner's own hint (chain_stale). */
-	bool hint_stale;
 };
 
 enum pvple_action {

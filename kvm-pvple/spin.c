@@ -32,18 +32,11 @@ static const enum pvple_stat pvple_end_stat[PVPLE_NR_CHAIN_ENDS] = {
 	[PVPLE_CHAIN_HOLDER]	= PVPLE_NR_STATS,
 	[PVPLE_CHAIN_NO_HOLDER]	= PVPLE_STAT_CHAIN_NO_HOLDER,
 	[PVPLE_CHAIN_DEEP]	= PVPLE_STAT_CHAIN_DEEP,
-	[PVPLE_CHAIN_STALE]	= PVPLE_STAT_CHAIN_STALE,
+	[PVPLE_CHAIN_STALE]	= PVPLE_NR_STATS,
 	[PVPLE_CHAIN_CROSS]	= PVPLE_STAT_CHAIN_CROSS,
 	[PVPLE_CHAIN_CYCLE]	= PVPLE_STAT_CHAIN_CYCLE,
 	[PVPLE_CHAIN_ABSENT]	= PVPLE_STAT_CHAIN_ABSENT,
 	[PVPLE_CHAIN_HEAD]	= PVPLE_NR_STATS,
-};
-
-static const enum pvple_chain_end pvple_hop_end[] = {
-	[PVPLE_HOP_END]		= PVPLE_CHAIN_HOLDER,
-	[PVPLE_HOP_NO_HOLDER]	= PVPLE_CHAIN_NO_HOLDER,
-	[PVPLE_HOP_STALE]	= PVPLE_CHAIN_STALE,
-	[PVPLE_HOP_CROSS]	= PVPLE_CHAIN_CROSS,
 };
 
 static const enum pvple_stat pvple_wake_stat[] = {
@@ -155,21 +148,13 @@ static bool pvple_on_chain(struct pvple_chain *c, unsigned int len,
 	return false;
 }
 
-/* The chain ends at its @len - 1'th vCPU: a head whose holder released. */
-static void pvple_chain_head(struct pvple_vm *vm, struct pvple_spin_in *in,
-			     unsigned int len)
-{
-	in->end = PVPLE_CHAIN_HEAD;
-	in->len = len;
-	pvple_count(vm, PVPLE_STAT_CHAIN_HEAD);
-}
-
 /*
  * From chain[0] to the holder: each vCPU's run state, and the record that
- * names the next.  At most PVPLE_CHAIN_MAX vCPUs, each looked at once (a
- * vCPU named twice, or the spinner, ends the walk), so the cost is bounded
- * whatever the records say.  chain[0]'s state is read by the caller, after
- * its park ticket.
+ * names the next; pvple_chain_step() (policy.c) decides where the walk
+ * ends, this only fetches.  At most PVPLE_CHAIN_MAX vCPUs, each looked at
+ * once (a vCPU named twice, or the spinner, ends the walk), so the cost is
+ * bounded whatever the records say.  chain[0]'s state is read by the
+ * caller, after its park ticket.
  */
 static void pvple_walk(struct kvm_vcpu *me, struct pvple_vm *vm,
 		       const struct pvple_area *own, struct pvple_chain *c,
@@ -178,8 +163,11 @@ static void pvple_walk(struct kvm_vcpu *me, struct pvple_vm *vm,
 	struct pvple_link via = {
 		.role = PVPLE_WAIT_ROLE(own->wait), .lock = own->lock,
 	};
-	struct pvple_area rec;
+	struct pvple_link link = { };
+	enum pvple_chain_end end;
 	struct kvm_vcpu *next;
+	enum pvple_next found;
+	struct pvple_area rec;
 	enum pvple_rec trec;
 	enum pvple_hop hop;
 	unsigned int i;
@@ -190,75 +178,28 @@ static void pvple_walk(struct kvm_vcpu *me, struct pvple_vm *vm,
 			c->pv[i] = pvple_vcpu_find(vm, c->vcpu[i]);
 			in->chain[i] = pvple_target_state(c->vcpu[i], c->pv[i]);
 		}
-		in->len = i + 1;
 		trec = pvple_read_other(c->vcpu[i], c->pv[i], &rec);
 		if (trec == PVPLE_REC_TORN)
 			pvple_count(vm, PVPLE_STAT_REC_TORN);
-		hop = pvple_chain_hop(&via, trec, &rec, &via);
-		/*
-		 * The vCPU named as the holder waits for the same lock again:
-		 * it has released, and the queue head that named it, chain[i -
-		 * 1], takes the lock next.  A stealer can only take it first
-		 * if it read the lock word before the head set the pending
-		 * bit (pv_hybrid_queued_unfair_trylock(), kernel/locking/
-		 * qspinlock_paravirt.h), or while the head, halted, has
-		 * cleared it (pv_wait_head_or_lock()).  So the head is
-		 * likely who the queue waits for -- a hint, not a fact --
-		 * and if that is wrong the cost is bounded: at most
-		 * PVPLE_SPIN_MAX "spin" answers per record, or one yield to
-		 * the head.  Nobody parks on such a chain (may_park()).
-		 *
-		 * For i == 0 the spinner's own hint names a vCPU that waits
-		 * for the lock: with a handoff lock (a ticket lock) that is
-		 * the vCPU the lock was just handed to, which has not run to
-		 * see it -- the de facto holder, and the vCPU to yield to if
-		 * it is preempted; with qspinlock it released and queued
-		 * again behind the spinner, a one-shot yield or a few spins
-		 * lost.  Counted as chain_stale, acted on as the holder for a
-		 * yield or a spin, never for a park (policy.c, may_park()):
-		 * the spinner may be the one the lock goes to next.
-		 */
-		if (hop == PVPLE_HOP_STALE && i) {
-			pvple_chain_head(vm, in, i);
-			return;
+		hop = pvple_chain_hop(&via, trec, &rec, &link);
+		next = NULL;
+		found = PVPLE_NEXT_FOUND;
+		if (hop == PVPLE_HOP_NEXT && i + 1 < PVPLE_CHAIN_MAX) {
+			id = array_index_nospec(PVPLE_WAIT_TARGET(rec.wait),
+						me->kvm->arch.max_vcpu_ids);
+			next = pvple_vcpu_by_id(vm, me->kvm, id);
+			if (!next)
+				found = PVPLE_NEXT_ABSENT;
+			else if (next == me || pvple_on_chain(c, i + 1, next))
+				found = PVPLE_NEXT_SEEN;
 		}
-		if (hop == PVPLE_HOP_STALE) {
-			pvple_count(vm, PVPLE_STAT_CHAIN_STALE);
-			in->end = PVPLE_CHAIN_HOLDER;
-			in->hint_stale = true;
-			return;
-		}
-		if (hop != PVPLE_HOP_NEXT) {
-			in->end = pvple_hop_end[hop];
-			return;
-		}
-		if (in->len == PVPLE_CHAIN_MAX) {
-			in->end = PVPLE_CHAIN_DEEP;
-			return;
-		}
-		id = array_index_nospec(PVPLE_WAIT_TARGET(rec.wait),
-					me->kvm->arch.max_vcpu_ids);
-		next = pvple_vcpu_by_id(vm, me->kvm, id);
-		if (!next) {
-			in->end = PVPLE_CHAIN_ABSENT;
-			return;
-		}
-		if (next == me || pvple_on_chain(c, i + 1, next)) {
-			/*
-			 * A holder named by chain[i] that is the spinner, or
-			 * on the chain behind chain[i]: those all wait for a
-			 * lock, and if one of them still held the lock
-			 * chain[i] waits for, the wait-for graph would have a
-			 * cycle -- a deadlock.  So it released and queued
-			 * again, and chain[i] is the head, as above.
-			 */
-			if (via.role == PVPLE_ROLE_HOLDER)
-				pvple_chain_head(vm, in, i + 1);
-			else
-				in->end = PVPLE_CHAIN_CYCLE;
+		end = pvple_chain_step(hop, i, link.role, found, &in->len);
+		if (end != PVPLE_CHAIN_FOLLOW) {
+			in->end = end;
 			return;
 		}
 		c->vcpu[i + 1] = next;
+		via = link;
 	}
 }
 
@@ -315,6 +256,11 @@ static long pvple_spin(struct kvm_vcpu *me, bool from_hc,
 		in.cycle = c.pv[0] && READ_ONCE(c.pv[0]->parked_on) == me;
 		pvple_walk(me, vm, &rec, &c, &in);
 		pvple_count_n(vm, PVPLE_STAT_CHAIN_HOPS, in.len - 1);
+		/* Counted whatever is done: these chains are acted on. */
+		if (in.end == PVPLE_CHAIN_STALE)
+			pvple_count(vm, PVPLE_STAT_CHAIN_STALE);
+		else if (in.end == PVPLE_CHAIN_HEAD)
+			pvple_count(vm, PVPLE_STAT_CHAIN_HEAD);
 		/* Only this vCPU's task touches its spin count. */
 		in.spins = pv->spin_wait == rec.wait ? pv->spins : 0;
 		/*
@@ -372,7 +318,8 @@ static long pvple_spin(struct kvm_vcpu *me, bool from_hc,
 			pvple_count(vm, PVPLE_STAT_YIELD_OK);
 			pv->yielded_to = c.pv[at];
 			pv->yielded_runs = runs;
-			if (in.end == PVPLE_CHAIN_HOLDER && at == in.len - 1)
+			if ((in.end == PVPLE_CHAIN_HOLDER ||
+			     in.end == PVPLE_CHAIN_STALE) && at == in.len - 1)
 				pvple_count(vm, PVPLE_STAT_YIELD_HOLDER);
 			if (at)
 				pvple_count(vm, PVPLE_STAT_YIELD_BEYOND);

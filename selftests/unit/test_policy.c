@@ -207,6 +207,161 @@ static void test_chain_hop(void)
 	}
 }
 
+/*
+ * pvple_chain_step(): every rule on its own, then whole walks over crafted
+ * records the way spin.c's pvple_walk() drives it (records, not KVM).
+ */
+#define NSTEP	14
+
+static void test_chain_step(void)
+{
+	static const struct {
+		const char *what;
+		enum pvple_hop hop;
+		unsigned int i;
+		__u32 role;
+		enum pvple_next next;
+		enum pvple_chain_end want;
+		unsigned int len;
+	} cases[NSTEP] = {
+		{ "the spinner's hint names a waiter of its lock: stale",
+		  PVPLE_HOP_STALE, 0, 0, 0, PVPLE_CHAIN_STALE, 1 },
+		{ "a later holder waits again: the head before it",
+		  PVPLE_HOP_STALE, 2, 0, 0, PVPLE_CHAIN_HEAD, 2 },
+		{ "a record with nothing usable: the holder",
+		  PVPLE_HOP_END, 1, 0, 0, PVPLE_CHAIN_HOLDER, 2 },
+		{ "a waiter that does not know the holder",
+		  PVPLE_HOP_NO_HOLDER, 0, 0, 0, PVPLE_CHAIN_NO_HOLDER, 1 },
+		{ "a predecessor on another lock: cross",
+		  PVPLE_HOP_CROSS, 1, 0, 0, PVPLE_CHAIN_CROSS, 2 },
+		{ "a new vCPU: follow", PVPLE_HOP_NEXT, 0,
+		  PVPLE_ROLE_PREDECESSOR, PVPLE_NEXT_FOUND, PVPLE_CHAIN_FOLLOW, 1 },
+		{ "a new vCPU named as holder: follow", PVPLE_HOP_NEXT, 2,
+		  PVPLE_ROLE_HOLDER, PVPLE_NEXT_FOUND, PVPLE_CHAIN_FOLLOW, 3 },
+		{ "a vCPU the VM lacks: absent", PVPLE_HOP_NEXT, 1,
+		  PVPLE_ROLE_PREDECESSOR, PVPLE_NEXT_ABSENT, PVPLE_CHAIN_ABSENT, 2 },
+		{ "a predecessor seen before: a cycle", PVPLE_HOP_NEXT, 2,
+		  PVPLE_ROLE_PREDECESSOR, PVPLE_NEXT_SEEN, PVPLE_CHAIN_CYCLE, 3 },
+		{ "a holder seen before: it queued again, the head",
+		  PVPLE_HOP_NEXT, 1, PVPLE_ROLE_HOLDER, PVPLE_NEXT_SEEN,
+		  PVPLE_CHAIN_HEAD, 2 },
+		{ "PVPLE_CHAIN_MAX vCPUs: deep, before the next is looked at",
+		  PVPLE_HOP_NEXT, PVPLE_CHAIN_MAX - 1, PVPLE_ROLE_PREDECESSOR,
+		  PVPLE_NEXT_SEEN, PVPLE_CHAIN_DEEP, PVPLE_CHAIN_MAX },
+		{ "one short of the limit: follow", PVPLE_HOP_NEXT,
+		  PVPLE_CHAIN_MAX - 2, PVPLE_ROLE_PREDECESSOR, PVPLE_NEXT_FOUND,
+		  PVPLE_CHAIN_FOLLOW, PVPLE_CHAIN_MAX - 1 },
+		{ "deep wins over absent", PVPLE_HOP_NEXT, PVPLE_CHAIN_MAX - 1,
+		  PVPLE_ROLE_HOLDER, PVPLE_NEXT_ABSENT, PVPLE_CHAIN_DEEP,
+		  PVPLE_CHAIN_MAX },
+		{ "the first vCPU names the spinner as holder: the head",
+		  PVPLE_HOP_NEXT, 0, PVPLE_ROLE_HOLDER, PVPLE_NEXT_SEEN,
+		  PVPLE_CHAIN_HEAD, 1 },
+	};
+	unsigned int i, len;
+
+	for (i = 0; i < NSTEP; i++) {
+		enum pvple_chain_end got;
+
+		len = 99;
+		got = pvple_chain_step(cases[i].hop, cases[i].i, cases[i].role,
+				       cases[i].next, &len);
+		ksft_test_result(got == cases[i].want && len == cases[i].len,
+				 "chain_step: %s (got %d, len %u)\n",
+				 cases[i].what, got, len);
+	}
+}
+
+/*
+ * Whole walks: vCPU 0 spins; rec[v] is vCPU v's record ({role, target,
+ * lock}; role 9: idle).  Walked as pvple_walk() does, with
+ * pvple_chain_hop() and pvple_chain_step() only.
+ */
+struct wrec {
+	__u32 role, target;
+	__u64 lock;
+};
+
+#define NWALK	8
+#define IDLE_R	9
+
+static enum pvple_chain_end walk(const struct wrec *rec, unsigned int *len)
+{
+	struct pvple_link via = { rec[0].role, rec[0].lock }, link = { };
+	unsigned int chain[PVPLE_CHAIN_MAX] = { rec[0].target }, i, k;
+	enum pvple_chain_end end;
+
+	for (i = 0;; i++) {
+		const struct wrec *r = &rec[chain[i]];
+		struct pvple_area a = { };
+		enum pvple_next next = PVPLE_NEXT_FOUND;
+		enum pvple_rec rc = PVPLE_REC_OK;
+		enum pvple_hop hop;
+
+		if (r->role == IDLE_R)
+			rc = PVPLE_REC_IDLE;
+		else
+			a.wait = PVPLE_WAIT(PVPLE_STATE_WAITING, r->role,
+					    r->target, 1);
+		a.lock = r->lock;
+		hop = pvple_chain_hop(&via, rc, &a, &link);
+		if (hop == PVPLE_HOP_NEXT && i + 1 < PVPLE_CHAIN_MAX) {
+			if (r->target >= 8)
+				next = PVPLE_NEXT_ABSENT;
+			for (k = 0; k <= i; k++)
+				if (chain[k] == r->target || !r->target)
+					next = PVPLE_NEXT_SEEN;
+		}
+		end = pvple_chain_step(hop, i, link.role, next, len);
+		if (end != PVPLE_CHAIN_FOLLOW)
+			return end;
+		chain[i + 1] = r->target;
+		via = link;
+	}
+}
+
+static void test_walks(void)
+{
+	const __u32 P = PVPLE_ROLE_PREDECESSOR, H = PVPLE_ROLE_HOLDER;
+	const __u64 A = LOCK_A, B = LOCK_B;
+	static struct {
+		const char *what;
+		struct wrec rec[8];
+		enum pvple_chain_end want;
+		unsigned int len;
+	} cases[NWALK];
+	unsigned int i, len;
+
+	cases[0] = (typeof(cases[0])){ "queue 0 -> 1 -> 2, 2 names 3, 3 idle: holder 3",
+		{ { P, 1, A }, { P, 2, A }, { H, 3, A }, { IDLE_R, 0, 0 } },
+		PVPLE_CHAIN_HOLDER, 3 };
+	cases[1] = (typeof(cases[1])){ "a 2-cycle of predecessors: 0 -> 1 -> 0",
+		{ { P, 1, A }, { P, 0, A } }, PVPLE_CHAIN_CYCLE, 1 };
+	cases[2] = (typeof(cases[2])){ "a 3-cycle: 0 -> 1 -> 2 -> 1",
+		{ { P, 1, A }, { P, 2, A }, { P, 1, A } }, PVPLE_CHAIN_CYCLE, 2 };
+	cases[3] = (typeof(cases[3])){ "a 4-cycle back to the spinner: 0 -> 1 -> 2 -> 3 -> 0",
+		{ { P, 1, A }, { P, 2, A }, { P, 3, A }, { P, 0, A } },
+		PVPLE_CHAIN_CYCLE, 3 };
+	cases[4] = (typeof(cases[4])){ "a 3-cycle back to the spinner: 0 -> 1 -> 2 -> 0",
+		{ { P, 1, A }, { P, 2, A }, { P, 0, A } }, PVPLE_CHAIN_CYCLE, 2 };
+	cases[5] = (typeof(cases[5])){ "nested: 1 holds A and waits for B, held by 2",
+		{ { H, 1, A }, { H, 2, B }, { IDLE_R, 0, 0 } },
+		PVPLE_CHAIN_HOLDER, 2 };
+	cases[6] = (typeof(cases[6])){ "the head's holder queued again behind it: head 1",
+		{ { P, 1, A }, { H, 2, A }, { P, 0, A } }, PVPLE_CHAIN_HEAD, 1 };
+	cases[7] = (typeof(cases[7])){ "five waiters in a row: deep at four",
+		{ { P, 1, A }, { P, 2, A }, { P, 3, A }, { P, 4, A }, { P, 5, A },
+		  { IDLE_R, 0, 0 } }, PVPLE_CHAIN_DEEP, 4 };
+
+	for (i = 0; i < NWALK; i++) {
+		enum pvple_chain_end got = walk(cases[i].rec, &len);
+
+		ksft_test_result(got == cases[i].want && len == cases[i].len,
+				 "walk: %s (got %d, len %u)\n", cases[i].what,
+				 got, len);
+	}
+}
+
 #define RUN	PVPLE_TARGET_RUNNING
 #define PRE	PVPLE_TARGET_PREEMPTED
 #define RDY	PVPLE_TARGET_READY
@@ -279,8 +434,11 @@ static void test_decide_table(void)
 		{ "deep chain, all run: stock",
 		  { AUTO, OK, PVPLE_CHAIN_DEEP, 4, { RUN, RUN, RUN, RUN } },
 		  PVPLE_ACT_STOCK },
-		{ "stale hint: stock", { AUTO, OK, PVPLE_CHAIN_STALE, 1, { PRE } },
-		  PVPLE_ACT_STOCK },
+		{ "hint names the vCPU handed the lock, preempted: yield to it",
+		  { AUTO, OK, PVPLE_CHAIN_STALE, 1, { PRE } },
+		  PVPLE_ACT_YIELD, 0 },
+		{ "hint names the vCPU handed the lock, running: spin",
+		  { AUTO, OK, PVPLE_CHAIN_STALE, 1, { RUN } }, PVPLE_ACT_SPIN },
 		{ "cross-lock hint: stock",
 		  { AUTO, OK, PVPLE_CHAIN_CROSS, 2, { PRE, PRE } },
 		  PVPLE_ACT_STOCK },
@@ -343,7 +501,7 @@ static void test_decide_table(void)
 		  { PVPLE_MODE_PARK, OK, HOLDER, 1, { PRE }, .head = true },
 		  PVPLE_ACT_STOCK },
 		{ "stale hint, named vCPU out of KVM_RUN: stock, never park",
-		  { AUTO, OK, HOLDER, 1, { OUT }, .hint_stale = true },
+		  { AUTO, OK, PVPLE_CHAIN_STALE, 1, { OUT } },
 		  PVPLE_ACT_STOCK },
 		{ "walk ended at a head, predecessor parked: stock",
 		  { AUTO, OK, PVPLE_CHAIN_HEAD, 2, { PRK, RUN } },
@@ -391,7 +549,8 @@ static void check_decision(const struct pvple_spin_in *in,
 		    in->chain[0] != OUT));
 	/* Never park a queue head, on a stale hint, or behind a head. */
 	bad[10] += a == PVPLE_ACT_PARK &&
-		   (in->head || in->hint_stale || end == PVPLE_CHAIN_HEAD);
+		   (in->head || end == PVPLE_CHAIN_STALE ||
+		    end == PVPLE_CHAIN_HEAD);
 	/* Never a park where a yield could still be tried. */
 	bad[5] += a == PVPLE_ACT_PARK && offcpu && mode_can_yield(mode) &&
 		  !in->yield_failed;
@@ -399,7 +558,8 @@ static void check_decision(const struct pvple_spin_in *in,
 	bad[6] += a == PVPLE_ACT_SPIN && offcpu && calm;
 	/* Spin only behind a known holder (or next owner) that runs... */
 	bad[7] += a == PVPLE_ACT_SPIN && calm &&
-		  ((end != HOLDER && end != PVPLE_CHAIN_HEAD) || last != RUN);
+		  ((end != HOLDER && end != PVPLE_CHAIN_HEAD &&
+		    end != PVPLE_CHAIN_STALE) || last != RUN);
 	/* ... and only so many times per record. */
 	bad[8] += a == PVPLE_ACT_SPIN && calm && in->spins >= PVPLE_SPIN_MAX;
 	/*
@@ -420,7 +580,7 @@ static void check_decision(const struct pvple_spin_in *in,
 static void test_decide_properties(void)
 {
 	const unsigned long per_len = (PVPLE_NR_MODES + 1) * PVPLE_NR_REC *
-				      PVPLE_NR_CHAIN_ENDS * 64 * 2;
+				      PVPLE_NR_CHAIN_ENDS * 32 * 2;
 	unsigned long n = 0, bad[NPROPS] = { 0 }, k, combos, v;
 	unsigned int len, nstates, i;
 
@@ -444,8 +604,7 @@ static void test_decide_properties(void)
 			in.yield_failed = v & 4;
 			in.no_park = v & 8;
 			in.head = v & 16;
-			in.hint_stale = v & 32;
-			v /= 64;
+			v /= 32;
 			spins = v % 2 ? PVPLE_SPIN_MAX : 0;
 			v /= 2;
 			end = v % PVPLE_NR_CHAIN_ENDS;
@@ -461,6 +620,7 @@ static void test_decide_properties(void)
 			usable = rec == OK && !in.cycle &&
 				 mode != PVPLE_MODE_OFF && mode < PVPLE_NR_MODES &&
 				 (end == HOLDER || end == PVPLE_CHAIN_HEAD ||
+				  end == PVPLE_CHAIN_STALE ||
 				  end == PVPLE_CHAIN_NO_HOLDER ||
 				  end == PVPLE_CHAIN_DEEP);
 			if (a == PVPLE_ACT_YIELD)
@@ -613,7 +773,8 @@ int main(void)
 	unsigned int i;
 
 	ksft_print_header();
-	ksft_set_plan(ARRAY_SIZE(cases) + 2 + 14 + 6 + 15 + 48 + NPROPS + 4 + 3 + 3 + 3);
+	ksft_set_plan(ARRAY_SIZE(cases) + 2 + 14 + 6 + 15 + NSTEP + NWALK + 49 +
+		      NPROPS + 4 + 3 + 3 + 3);
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		enum pvple_hc_action got = pvple_hc_decode(cases[i].nr,
@@ -637,6 +798,8 @@ int main(void)
 
 	test_rec_check();
 	test_chain_hop();
+	test_chain_step();
+	test_walks();
 	test_decide_table();
 	test_decide_properties();
 	test_classify();

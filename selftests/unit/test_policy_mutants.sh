@@ -1,0 +1,46 @@
+#!/bin/bash
+# Can test_policy fail?  Each rule of policy.c's chain step and decision,
+# mutated one at a time in a copy, must make test_policy fail; a mutant
+# that passes is a rule no unit test checks.  TAP, one line per mutant.
+# Needs KSRC (a 6.12 tree, for kselftest.h), as the Makefile does.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+TAP_PREFIX=policy-mutants
+. "$top/scripts/tap.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# NAME|sed expression on policy.c
+mutants=(
+	'a stale first hint ends as the holder|s/return PVPLE_CHAIN_STALE;/return PVPLE_CHAIN_HOLDER;/'
+	'a later stale hop keeps its vCPU|s/\*len = i;/*len = i + 1;/'
+	'the limit is one vCPU later|s/if (\*len >= PVPLE_CHAIN_MAX)/if (*len > PVPLE_CHAIN_MAX)/'
+	'an absent vCPU is followed|s/return PVPLE_CHAIN_ABSENT;/return PVPLE_CHAIN_FOLLOW;/'
+	'a holder seen before is a cycle|s/return role == PVPLE_ROLE_HOLDER ? PVPLE_CHAIN_HEAD :/return role != PVPLE_ROLE_HOLDER ? PVPLE_CHAIN_HEAD :/'
+	'a head may park|s/return mode_parks(in->mode) \&\& !in->no_park \&\& !in->head \&\&/return mode_parks(in->mode) \&\& !in->no_park \&\&/'
+	'a stale hint may park|s/in->end != PVPLE_CHAIN_STALE \&\& in->end != PVPLE_CHAIN_HEAD;/in->end != PVPLE_CHAIN_HEAD;/'
+	'a chain ended at a head may park|s/\&\& in->end != PVPLE_CHAIN_HEAD;/;/'
+	'the spin limit is off by one|s/in->spins < PVPLE_SPIN_MAX/in->spins <= PVPLE_SPIN_MAX/'
+	'a protected guest is not interruptible|s/return state_protected || (rflags \& X86_EFLAGS_IF);/return rflags \& X86_EFLAGS_IF;/'
+	'a stale hop is not a hop|s/if (same \&\& holder)/if (0)/'
+)
+cflags=(-include stdbool.h -O1 -w -I"$top/include" -I"$top/kvm-pvple" -I"${KSRC:?KSRC: a 6.12 source tree is needed}/tools/testing/selftests")
+echo "TAP version 13"
+echo "1..${#mutants[@]}"
+for m in "${mutants[@]}"; do
+	name=${m%%|*} expr=${m#*|}
+	sed "$expr" "$top/kvm-pvple/policy.c" >"$tmp/policy.c"
+	if cmp -s "$tmp/policy.c" "$top/kvm-pvple/policy.c"; then
+		tap_result 1 "$name (the mutation does not apply: fix this test)"
+		continue
+	fi
+	cp "$top/kvm-pvple/policy.h" "$tmp/"
+	if ! gcc "${cflags[@]}" -I"$tmp" -o "$tmp/t" "$top/selftests/unit/test_policy.c" \
+	     "$tmp/policy.c" 2>"$tmp/err"; then
+		tap_result 1 "$name (does not build)"
+		sed 's/^/# /' "$tmp/err" | head -5
+		continue
+	fi
+	! "$tmp/t" >"$tmp/out" 2>&1
+	tap_result $? "$name: caught by $(grep -m1 '^not ok' "$tmp/out" | sed 's/^not ok [0-9]* //')"
+done
+[ "$tap_failed" = 0 ]
