@@ -150,12 +150,14 @@ static int __init pvple_init(void)
 		pvple_vm_exit();
 		return ret;
 	}
+	pvple_debugfs_init(pvple_cpuid_hooked());
 	pr_info("loaded, ABI version %d\n", PVPLE_ABI_VERSION);
 	return 0;
 }
 
 static void __exit pvple_exit(void)
 {
+	pvple_debugfs_exit();
 	pvple_hooks_exit();
 	pvple_vm_exit();
 	pr_info("unloaded\n");

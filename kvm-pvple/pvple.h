@@ -5,7 +5,9 @@
  * The way of one PLE exit:  hooks.c -> pvple_on_spin() (spin.c): read the
  *   spinner's record (abi.c) -> pvple_decide() (policy.c) -> yield, or
  *   park (park.c) -> back to KVM.
- * The way of one hypercall: hooks.c -> pvple_hypercall() (abi.c).
+ * The way of one hypercall: hooks.c -> pvple_hypercall() (hypercall.c) ->
+ *   registration (abi.c) or the park (spin.c).
+ * Counters: stats.c, read out by debugfs.c; VM lifetime: vm.c.
  * The way of one vCPU load:  hooks.c -> pvple_vcpu_loaded() (park.c).
  * The way of one KVM_SET_CPUID2: hooks.c -> pvple_cpuid_set() (cpuid.c) ->
  *   pvple_l3_apply() (l3.c) -> on into KVM.
@@ -147,7 +149,24 @@ extern unsigned int pvple_park_max_us;
 extern unsigned int pvple_park_hc_gap_us;
 extern int pvple_l3_mode;
 
+/* stats.c */
+struct seq_file;
+
+void pvple_count(struct pvple_vm *vm, enum pvple_stat stat);
+void pvple_count_n(struct pvple_vm *vm, enum pvple_stat stat, u64 n);
+struct pvple_stats __percpu *pvple_stats_alloc(gfp_t gfp);
+void pvple_stats_sum(struct pvple_stats __percpu *pcpu,
+		     struct pvple_stats *sum);
+void pvple_stats_show(struct seq_file *m, struct pvple_stats *sum,
+		      const char *sep);
+void pvple_stats_global(struct pvple_stats *sum, u64 *untracked,
+			u64 *stats_failed);
+
 /* vm.c */
+struct pvple_vm_lifetime {
+	u64 created, destroyed, stale_replaced, alloc_failed;
+};
+
 struct pvple_vm *pvple_vm_find(struct kvm *kvm);
 struct pvple_vm *pvple_vm_adopt(struct kvm *kvm);
 struct pvple_vcpu *pvple_vcpu_find(struct pvple_vm *vm, struct kvm_vcpu *vcpu);
@@ -156,20 +175,27 @@ struct kvm_vcpu *pvple_vcpu_by_id(struct pvple_vm *vm, struct kvm *kvm, u32 id);
 void pvple_vcpus_get(struct pvple_vm *vm, struct kvm *kvm);
 void pvple_vm_created(struct kvm *kvm);
 void pvple_vm_destroyed(struct kvm *kvm);
-void pvple_count(struct pvple_vm *vm, enum pvple_stat stat);
-void pvple_count_n(struct pvple_vm *vm, enum pvple_stat stat, u64 n);
-void pvple_vm_count(struct kvm *kvm, enum pvple_stat stat);
 int pvple_vm_mode(struct pvple_vm *vm);
 void pvple_vm_wake_all(void);
-void pvple_vcpu_reset(struct kvm_vcpu *vcpu);
+void pvple_vm_lifetime(struct pvple_vm_lifetime *l);
+void pvple_vm_for_each(void (*fn)(struct pvple_vm *vm, void *arg), void *arg);
 int pvple_vm_init(void);
 void pvple_vm_exit(void);
 
-/* abi.c */
+/* debugfs.c */
+void pvple_debugfs_init(bool cpuid_hooked);
+void pvple_debugfs_exit(void);
+
+/* hypercall.c */
 unsigned long pvple_hypercall(struct kvm_vcpu *vcpu, unsigned long nr,
 			      unsigned long a0, unsigned long a1,
 			      unsigned long a2, unsigned long a3,
 			      int op_64_bit, int cpl);
+
+/* abi.c */
+long pvple_register(struct kvm_vcpu *vcpu, gpa_t gpa, unsigned long version);
+long pvple_unregister(struct kvm_vcpu *vcpu);
+void pvple_vcpu_reset(struct kvm_vcpu *vcpu);
 enum pvple_rec pvple_read_record(struct kvm_vcpu *vcpu, struct pvple_vcpu *pv,
 				 struct pvple_area *rec);
 enum pvple_rec pvple_read_other(struct kvm_vcpu *t, struct pvple_vcpu *tpv,

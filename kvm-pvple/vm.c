@@ -1,93 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Per-VM state and counters.
+ * Per-VM state: its lifetime, and the per-vCPU state within it.
  *
  * A VM is tracked from kvm_arch_post_init_vm() to kvm_arch_destroy_vm().
  * A VM created before the module loaded is adopted when one of its vCPUs
  * first registers; until then its events count in the global
- * "untracked_vm_events" and it gets stock KVM behaviour.
- *
- * Counters are per-CPU so that the PLE and schedule-in paths never share a
- * cache line between CPUs; readers sum them.  They are exposed in debugfs:
- *
- *   /sys/kernel/debug/kvm-pvple/global  totals over every VM, ever
- *   /sys/kernel/debug/kvm-pvple/vms     one line per live VM, named as KVM
- *                                       names its debugfs directory
+ * "untracked_vm_events" (stats.c) and it gets stock KVM behaviour.
  */
-#include <linux/debugfs.h>
-#include <linux/seq_file.h>
 #include <linux/slab.h>
 
 #include "pvple.h"
 #include "pvple_trace.h"
 
-static const char * const pvple_stat_names[PVPLE_NR_STATS] = {
-	[PVPLE_STAT_PLE_EXITS]		= "ple_exits",
-	[PVPLE_STAT_HYPERCALLS]		= "hypercalls",
-	[PVPLE_STAT_HC_PROBE]		= "hc_probe",
-	[PVPLE_STAT_HC_REGISTER]	= "hc_register",
-	[PVPLE_STAT_HC_UNREGISTER]	= "hc_unregister",
-	[PVPLE_STAT_HC_PARK]		= "hc_park",
-	[PVPLE_STAT_HC_UNKNOWN]		= "hc_unknown",
-	[PVPLE_STAT_HC_EPERM]		= "hc_eperm",
-	[PVPLE_STAT_HC_THROTTLED]	= "hc_throttled",
-	[PVPLE_STAT_SCHED_IN]		= "sched_in",
-	[PVPLE_STAT_VCPU_LOAD]		= "vcpu_load",
-	[PVPLE_STAT_STOCK]		= "stock",
-	[PVPLE_STAT_SPIN]		= "spin",
-	[PVPLE_STAT_YIELD_TRIED]	= "yield_tried",
-	[PVPLE_STAT_YIELD_OK]		= "yield_ok",
-	[PVPLE_STAT_PARKS]		= "parks",
-	[PVPLE_STAT_WAKE_SCHED_IN]	= "wake_sched_in",
-	[PVPLE_STAT_WAKE_TIMEOUT]	= "wake_timeout",
-	[PVPLE_STAT_WAKE_EVENT]		= "wake_event",
-	[PVPLE_STAT_WAKE_TEARDOWN]	= "wake_teardown",
-	[PVPLE_STAT_PARK_NS]		= "park_ns",
-	[PVPLE_STAT_REC_UNREGISTERED]	= "rec_unregistered",
-	[PVPLE_STAT_REC_FAULT]		= "rec_fault",
-	[PVPLE_STAT_REC_IDLE]		= "rec_idle",
-	[PVPLE_STAT_REC_TORN]		= "rec_torn",
-	[PVPLE_STAT_REC_BAD]		= "rec_bad",
-	[PVPLE_STAT_REC_TARGET_RANGE]	= "rec_target_range",
-	[PVPLE_STAT_REC_TARGET_SELF]	= "rec_target_self",
-	[PVPLE_STAT_REC_TARGET_ABSENT]	= "rec_target_absent",
-	[PVPLE_STAT_REC_CYCLE]		= "rec_cycle",
-	[PVPLE_STAT_REC_NO_HOLDER]	= "rec_no_holder",
-	[PVPLE_STAT_CHAIN_HOPS]		= "chain_hops",
-	[PVPLE_STAT_CHAIN_NO_HOLDER]	= "chain_no_holder",
-	[PVPLE_STAT_CHAIN_DEEP]		= "chain_deep",
-	[PVPLE_STAT_CHAIN_STALE]	= "chain_stale",
-	[PVPLE_STAT_CHAIN_CROSS]	= "chain_cross",
-	[PVPLE_STAT_CHAIN_CYCLE]	= "chain_cycle",
-	[PVPLE_STAT_CHAIN_ABSENT]	= "chain_absent",
-	[PVPLE_STAT_CHAIN_HEAD]		= "chain_head",
-	[PVPLE_STAT_YIELD_BEYOND]	= "yield_beyond",
-	[PVPLE_STAT_YIELD_HOLDER]	= "yield_holder",
-	[PVPLE_STAT_SPIN_LIMIT]		= "spin_limit",
-	[PVPLE_STAT_YIELD_REACHED]	= "yield_reached",
-	[PVPLE_STAT_YIELD_MISSED]	= "yield_missed",
-	[PVPLE_STAT_REG_OK]		= "reg_ok",
-	[PVPLE_STAT_REG_REPLACED]	= "reg_replaced",
-	[PVPLE_STAT_REG_BAD_VERSION]	= "reg_bad_version",
-	[PVPLE_STAT_REG_UNALIGNED]	= "reg_unaligned",
-	[PVPLE_STAT_REG_BAD_GPA]	= "reg_bad_gpa",
-	[PVPLE_STAT_REG_NOMEM]		= "reg_nomem",
-	[PVPLE_STAT_UNREG_UNKNOWN]	= "unreg_unknown",
-	[PVPLE_STAT_UNREG_RESET]	= "unreg_reset",
-	[PVPLE_STAT_L3_ADDED]		= "l3_added",
-	[PVPLE_STAT_L3_RESHARED]	= "l3_reshared",
-	[PVPLE_STAT_L3_KEPT]		= "l3_kept",
-	[PVPLE_STAT_L3_OFF]		= "l3_off",
-	[PVPLE_STAT_L3_NO_VENDOR]	= "l3_no_vendor",
-	[PVPLE_STAT_L3_NO_SLOT]		= "l3_no_slot",
-	[PVPLE_STAT_L3_FOREIGN]		= "l3_foreign",
-	[PVPLE_STAT_L3_UNMATCHED]	= "l3_unmatched",
-};
-
-static DEFINE_PER_CPU(struct pvple_stats, pvple_global_stats);
-static DEFINE_PER_CPU(u64, pvple_untracked_events);
 static atomic64_t pvple_vms_created, pvple_vms_destroyed, pvple_vm_alloc_failed;
-static atomic64_t pvple_vms_stale, pvple_vm_stats_failed;
+static atomic64_t pvple_vms_stale;
 
 /*
  * struct kvm -> struct pvple_vm.  A resizable hash table: the lookup on
@@ -107,8 +33,6 @@ static DEFINE_SPINLOCK(pvple_vm_lock);
 /* Frees VMs after a grace period, in process context (xa_destroy()). */
 static struct workqueue_struct *pvple_free_wq;
 
-static struct dentry *pvple_debugfs;
-
 /* Under rcu_read_lock(). */
 struct pvple_vm *pvple_vm_find(struct kvm *kvm)
 {
@@ -125,33 +49,6 @@ int pvple_vm_mode(struct pvple_vm *vm)
 	int mode = vm ? READ_ONCE(vm->mode) : -1;
 
 	return mode >= 0 ? mode : READ_ONCE(pvple_mode);
-}
-
-/*
- * A VM's counters may be missing (their allocation failed at creation):
- * then only the global ones count, and untracked_vm_events says so.
- */
-void pvple_count_n(struct pvple_vm *vm, enum pvple_stat stat, u64 n)
-{
-	struct pvple_stats __percpu *stats = vm ? READ_ONCE(vm->stats) : NULL;
-
-	this_cpu_add(pvple_global_stats.v[stat], n);
-	if (stats)
-		this_cpu_add(stats->v[stat], n);
-	else
-		this_cpu_inc(pvple_untracked_events);
-}
-
-void pvple_count(struct pvple_vm *vm, enum pvple_stat stat)
-{
-	pvple_count_n(vm, stat, 1);
-}
-
-void pvple_vm_count(struct kvm *kvm, enum pvple_stat stat)
-{
-	rcu_read_lock();
-	pvple_count(pvple_vm_find(kvm), stat);
-	rcu_read_unlock();
 }
 
 /*
@@ -228,26 +125,6 @@ static void pvple_vm_name(struct pvple_vm *vm, struct kvm *kvm)
 			sizeof(vm->name));
 	else
 		strscpy(vm->name, kvm->stats_id, sizeof(vm->name));
-}
-
-/*
- * The VM's own state is small; its counters are one struct pvple_stats per
- * possible CPU (PVPLE_NR_STATS u64s each), so on a large host they are
- * the bulk, and at creation (an ftrace callback: atomic) they are the
- * allocation most likely to fail.  A VM never goes untracked for them --
- * its l3_cache mode and its parks do not depend on counters -- it is
- * tracked without, counted in vm_stats_failed, and gets them at its first
- * registration (process context) if memory allows then.
- */
-static struct pvple_stats __percpu *pvple_stats_alloc(gfp_t gfp)
-{
-	struct pvple_stats __percpu *stats;
-
-	stats = alloc_percpu_gfp(struct pvple_stats,
-				 gfp | __GFP_ACCOUNT | __GFP_NOWARN);
-	if (!stats)
-		atomic64_inc(&pvple_vm_stats_failed);
-	return stats;
 }
 
 static struct pvple_vm *pvple_vm_alloc(struct kvm *kvm, gfp_t gfp)
@@ -412,125 +289,28 @@ void pvple_vm_wake_all(void)
 	spin_unlock(&pvple_vm_lock);
 }
 
-static void pvple_stats_sum(struct pvple_stats __percpu *pcpu,
-			    struct pvple_stats *sum)
+/* The VMs' lifetime counters, for debugfs "global". */
+void pvple_vm_lifetime(struct pvple_vm_lifetime *l)
 {
-	int cpu, i;
-
-	memset(sum, 0, sizeof(*sum));
-	for_each_possible_cpu(cpu)
-		for (i = 0; i < PVPLE_NR_STATS; i++)
-			sum->v[i] += per_cpu_ptr(pcpu, cpu)->v[i];
+	l->created = atomic64_read(&pvple_vms_created);
+	l->destroyed = atomic64_read(&pvple_vms_destroyed);
+	l->stale_replaced = atomic64_read(&pvple_vms_stale);
+	l->alloc_failed = atomic64_read(&pvple_vm_alloc_failed);
 }
-
-static void pvple_stats_show(struct seq_file *m, struct pvple_stats *sum,
-			     const char *sep)
-{
-	int i;
-
-	for (i = 0; i < PVPLE_NR_STATS; i++)
-		seq_printf(m, "%s%s%s%llu", i ? sep : "", pvple_stat_names[i],
-			   *sep == '\n' ? " " : "=", sum->v[i]);
-	seq_putc(m, '\n');
-}
-
-static int pvple_global_show(struct seq_file *m, void *unused)
-{
-	struct pvple_stats sum;
-	u64 untracked = 0;
-	int cpu;
-
-	pvple_stats_sum(&pvple_global_stats, &sum);
-	pvple_stats_show(m, &sum, "\n");
-	for_each_possible_cpu(cpu)
-		untracked += per_cpu(pvple_untracked_events, cpu);
-	seq_printf(m, "untracked_vm_events %llu\n", untracked);
-	seq_printf(m, "vms_created %lld\n", atomic64_read(&pvple_vms_created));
-	seq_printf(m, "vms_destroyed %lld\n",
-		   atomic64_read(&pvple_vms_destroyed));
-	seq_printf(m, "vms_stale_replaced %lld\n",
-		   atomic64_read(&pvple_vms_stale));
-	seq_printf(m, "vm_alloc_failed %lld\n",
-		   atomic64_read(&pvple_vm_alloc_failed));
-	seq_printf(m, "vm_stats_failed %lld\n",
-		   atomic64_read(&pvple_vm_stats_failed));
-	seq_printf(m, "cpuid_hooked %d\n", pvple_cpuid_hooked());
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(pvple_global);
-
-static int pvple_vms_show(struct seq_file *m, void *unused)
-{
-	struct pvple_stats sum;
-	struct pvple_vm *vm;
-	int mode;
-
-	/* Under RCU, not pvple_vm_lock: a slow reader never delays a VM. */
-	rcu_read_lock();
-	list_for_each_entry_rcu(vm, &pvple_vm_list, lnode) {
-		struct pvple_stats __percpu *stats = READ_ONCE(vm->stats);
-
-		mode = READ_ONCE(vm->mode);
-		seq_printf(m, "%s mode=%s ", vm->name,
-			   mode < 0 ? "default" : pvple_mode_names[mode]);
-		if (!stats) {
-			seq_puts(m, "counters=unavailable\n");
-			continue;
-		}
-		pvple_stats_sum(stats, &sum);
-		pvple_stats_show(m, &sum, " ");
-	}
-	rcu_read_unlock();
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(pvple_vms);
 
 /*
- * Per-VM mode, for operators: "<vm> <mode>" written to debugfs "mode",
- * <vm> as the vms file names it (<pid>-<fd>), <mode> one of off, yield,
- * park, auto, or "default" to follow mode= again.  Takes effect at the
- * VM's next PLE exit; lives as long as the VM.  -ENOENT for no such VM.
+ * Calls @fn on every tracked VM, under RCU, not pvple_vm_lock: a slow
+ * reader never delays a VM's creation or end.  @fn must not sleep.
  */
-static ssize_t pvple_mode_write(struct file *file, const char __user *ubuf,
-				size_t len, loff_t *ppos)
+void pvple_vm_for_each(void (*fn)(struct pvple_vm *vm, void *arg), void *arg)
 {
-	char buf[PVPLE_VM_NAME_LEN + 16], *name, *word;
 	struct pvple_vm *vm;
-	int mode, ret = -ENOENT;
 
-	if (len >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, len))
-		return -EFAULT;
-	buf[len] = '\0';
-	word = strim(buf);
-	name = strsep(&word, " \t");
-	if (!word || !*name)
-		return -EINVAL;
-	word = strim(word);
-	mode = sysfs_match_string(pvple_mode_names, word);
-	if (mode < 0) {
-		if (!sysfs_streq(word, "default"))
-			return -EINVAL;
-		mode = -1;
-	}
 	rcu_read_lock();
-	list_for_each_entry_rcu(vm, &pvple_vm_list, lnode) {
-		if (!strcmp(vm->name, name)) {
-			WRITE_ONCE(vm->mode, mode);
-			ret = 0;
-		}
-	}
+	list_for_each_entry_rcu(vm, &pvple_vm_list, lnode)
+		fn(vm, arg);
 	rcu_read_unlock();
-	return ret ? ret : len;
 }
-
-static const struct file_operations pvple_mode_fops = {
-	.owner = THIS_MODULE,
-	.open = simple_open,
-	.write = pvple_mode_write,
-	.llseek = noop_llseek,
-};
 
 int pvple_vm_init(void)
 {
@@ -543,11 +323,6 @@ int pvple_vm_init(void)
 		rhashtable_destroy(&pvple_vm_table);
 		return -ENOMEM;
 	}
-	pvple_debugfs = debugfs_create_dir("kvm-pvple", NULL);
-	debugfs_create_file("global", 0444, pvple_debugfs, NULL,
-			    &pvple_global_fops);
-	debugfs_create_file("vms", 0444, pvple_debugfs, NULL, &pvple_vms_fops);
-	debugfs_create_file("mode", 0200, pvple_debugfs, NULL, &pvple_mode_fops);
 	return 0;
 }
 
@@ -556,7 +331,6 @@ void pvple_vm_exit(void)
 {
 	struct pvple_vm *vm, *tmp;
 
-	debugfs_remove(pvple_debugfs);
 	spin_lock(&pvple_vm_lock);
 	list_for_each_entry_safe(vm, tmp, &pvple_vm_list, lnode)
 		pvple_vm_unlink_free(vm);

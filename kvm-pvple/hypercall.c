@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The pvple hypercalls: decoded by pvple_hc_decode() (policy), counted,
+ * and dispatched to registration (abi.c) or the park (spin.c).  Every
+ * number outside pvple's range goes to KVM untouched.
+ */
+#include <uapi/linux/kvm_para.h>
+
+#include "pvple.h"
+#include "pvple_trace.h"
+
+/* One lookup of the VM for both counters; park is counted in spin.c. */
+static void pvple_hc_count(struct kvm *kvm, enum pvple_hc_action action)
+{
+	static const enum pvple_stat stat[] = {
+		[PVPLE_HC_EPERM]	= PVPLE_STAT_HC_EPERM,
+		[PVPLE_HC_PROBE]	= PVPLE_STAT_HC_PROBE,
+		[PVPLE_HC_REGISTER]	= PVPLE_STAT_HC_REGISTER,
+		[PVPLE_HC_UNREGISTER]	= PVPLE_STAT_HC_UNREGISTER,
+		[PVPLE_HC_PARK]		= PVPLE_NR_STATS,
+		[PVPLE_HC_UNKNOWN]	= PVPLE_STAT_HC_UNKNOWN,
+	};
+	struct pvple_vm *vm;
+
+	rcu_read_lock();
+	vm = pvple_vm_find(kvm);
+	pvple_count(vm, PVPLE_STAT_HYPERCALLS);
+	if (stat[action] != PVPLE_NR_STATS)
+		pvple_count(vm, stat[action]);
+	rcu_read_unlock();
+}
+
+unsigned long pvple_hypercall(struct kvm_vcpu *vcpu, unsigned long nr,
+			      unsigned long a0, unsigned long a1,
+			      unsigned long a2, unsigned long a3,
+			      int op_64_bit, int cpl)
+{
+	enum pvple_hc_action action = pvple_hc_decode(nr, op_64_bit, cpl);
+	long ret;
+
+	if (action == PVPLE_HC_NOT_OURS)
+		return __kvm_emulate_hypercall(vcpu, nr, a0, a1, a2, a3,
+					       op_64_bit, cpl);
+
+	/* As KVM does for a 32-bit guest: nothing above bit 31 is real. */
+	if (!op_64_bit) {
+		a0 &= 0xffffffffUL;
+		a1 &= 0xffffffffUL;
+	}
+	pvple_hc_count(vcpu->kvm, action);
+	/* Keep KVM's own per-vCPU statistic as stock KVM would. */
+	++vcpu->stat.hypercalls;
+
+	switch (action) {
+	case PVPLE_HC_EPERM:
+		ret = -KVM_EPERM;
+		break;
+	case PVPLE_HC_PROBE:
+		ret = PVPLE_ABI_VERSION;
+		break;
+	case PVPLE_HC_REGISTER:
+		ret = pvple_register(vcpu, a0, a1);
+		break;
+	case PVPLE_HC_UNREGISTER:
+		ret = pvple_unregister(vcpu);
+		break;
+	case PVPLE_HC_PARK:
+		ret = pvple_park_hypercall(vcpu);
+		break;
+	default:
+		ret = -KVM_ENOSYS;
+		break;
+	}
+	trace_kvm_pvple_hypercall(vcpu->kvm, vcpu->vcpu_id, nr, ret);
+	return ret;
+}

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Event counters, per VM and global.
+ *
+ * Counters are per-CPU so that the PLE and schedule-in paths never share a
+ * cache line between CPUs; readers sum them (debugfs.c).  A VM whose
+ * counters could not be allocated counts only in the global ones, and in
+ * untracked_vm_events.
+ */
+#include <linux/seq_file.h>
+
+#include "pvple.h"
+
+static const char * const pvple_stat_names[PVPLE_NR_STATS] = {
+	[PVPLE_STAT_PLE_EXITS]		= "ple_exits",
+	[PVPLE_STAT_HYPERCALLS]		= "hypercalls",
+	[PVPLE_STAT_HC_PROBE]		= "hc_probe",
+	[PVPLE_STAT_HC_REGISTER]	= "hc_register",
+	[PVPLE_STAT_HC_UNREGISTER]	= "hc_unregister",
+	[PVPLE_STAT_HC_PARK]		= "hc_park",
+	[PVPLE_STAT_HC_UNKNOWN]		= "hc_unknown",
+	[PVPLE_STAT_HC_EPERM]		= "hc_eperm",
+	[PVPLE_STAT_HC_THROTTLED]	= "hc_throttled",
+	[PVPLE_STAT_SCHED_IN]		= "sched_in",
+	[PVPLE_STAT_VCPU_LOAD]		= "vcpu_load",
+	[PVPLE_STAT_STOCK]		= "stock",
+	[PVPLE_STAT_SPIN]		= "spin",
+	[PVPLE_STAT_YIELD_TRIED]	= "yield_tried",
+	[PVPLE_STAT_YIELD_OK]		= "yield_ok",
+	[PVPLE_STAT_PARKS]		= "parks",
+	[PVPLE_STAT_WAKE_SCHED_IN]	= "wake_sched_in",
+	[PVPLE_STAT_WAKE_TIMEOUT]	= "wake_timeout",
+	[PVPLE_STAT_WAKE_EVENT]		= "wake_event",
+	[PVPLE_STAT_WAKE_TEARDOWN]	= "wake_teardown",
+	[PVPLE_STAT_PARK_NS]		= "park_ns",
+	[PVPLE_STAT_REC_UNREGISTERED]	= "rec_unregistered",
+	[PVPLE_STAT_REC_FAULT]		= "rec_fault",
+	[PVPLE_STAT_REC_IDLE]		= "rec_idle",
+	[PVPLE_STAT_REC_TORN]		= "rec_torn",
+	[PVPLE_STAT_REC_BAD]		= "rec_bad",
+	[PVPLE_STAT_REC_TARGET_RANGE]	= "rec_target_range",
+	[PVPLE_STAT_REC_TARGET_SELF]	= "rec_target_self",
+	[PVPLE_STAT_REC_TARGET_ABSENT]	= "rec_target_absent",
+	[PVPLE_STAT_REC_CYCLE]		= "rec_cycle",
+	[PVPLE_STAT_REC_NO_HOLDER]	= "rec_no_holder",
+	[PVPLE_STAT_CHAIN_HOPS]		= "chain_hops",
+	[PVPLE_STAT_CHAIN_NO_HOLDER]	= "chain_no_holder",
+	[PVPLE_STAT_CHAIN_DEEP]		= "chain_deep",
+	[PVPLE_STAT_CHAIN_STALE]	= "chain_stale",
+	[PVPLE_STAT_CHAIN_CROSS]	= "chain_cross",
+	[PVPLE_STAT_CHAIN_CYCLE]	= "chain_cycle",
+	[PVPLE_STAT_CHAIN_ABSENT]	= "chain_absent",
+	[PVPLE_STAT_CHAIN_HEAD]		= "chain_head",
+	[PVPLE_STAT_YIELD_BEYOND]	= "yield_beyond",
+	[PVPLE_STAT_YIELD_HOLDER]	= "yield_holder",
+	[PVPLE_STAT_SPIN_LIMIT]		= "spin_limit",
+	[PVPLE_STAT_YIELD_REACHED]	= "yield_reached",
+	[PVPLE_STAT_YIELD_MISSED]	= "yield_missed",
+	[PVPLE_STAT_REG_OK]		= "reg_ok",
+	[PVPLE_STAT_REG_REPLACED]	= "reg_replaced",
+	[PVPLE_STAT_REG_BAD_VERSION]	= "reg_bad_version",
+	[PVPLE_STAT_REG_UNALIGNED]	= "reg_unaligned",
+	[PVPLE_STAT_REG_BAD_GPA]	= "reg_bad_gpa",
+	[PVPLE_STAT_REG_NOMEM]		= "reg_nomem",
+	[PVPLE_STAT_UNREG_UNKNOWN]	= "unreg_unknown",
+	[PVPLE_STAT_UNREG_RESET]	= "unreg_reset",
+	[PVPLE_STAT_L3_ADDED]		= "l3_added",
+	[PVPLE_STAT_L3_RESHARED]	= "l3_reshared",
+	[PVPLE_STAT_L3_KEPT]		= "l3_kept",
+	[PVPLE_STAT_L3_OFF]		= "l3_off",
+	[PVPLE_STAT_L3_NO_VENDOR]	= "l3_no_vendor",
+	[PVPLE_STAT_L3_NO_SLOT]		= "l3_no_slot",
+	[PVPLE_STAT_L3_FOREIGN]		= "l3_foreign",
+	[PVPLE_STAT_L3_UNMATCHED]	= "l3_unmatched",
+};
+
+static DEFINE_PER_CPU(struct pvple_stats, pvple_global_stats);
+static DEFINE_PER_CPU(u64, pvple_untracked_events);
+static atomic64_t pvple_vm_stats_failed;
+
+/*
+ * A VM's counters may be missing (their allocation failed at creation):
+ * then only the global ones count, and untracked_vm_events says so.
+ */
+void pvple_count_n(struct pvple_vm *vm, enum pvple_stat stat, u64 n)
+{
+	struct pvple_stats __percpu *stats = vm ? READ_ONCE(vm->stats) : NULL;
+
+	this_cpu_add(pvple_global_stats.v[stat], n);
+	if (stats)
+		this_cpu_add(stats->v[stat], n);
+	else
+		this_cpu_inc(pvple_untracked_events);
+}
+
+void pvple_count(struct pvple_vm *vm, enum pvple_stat stat)
+{
+	pvple_count_n(vm, stat, 1);
+}
+
+/*
+ * The VM's own state is small; its counters are one struct pvple_stats per
+ * possible CPU (PVPLE_NR_STATS u64s each), so on a large host they are
+ * the bulk, and at creation (an ftrace callback: atomic) they are the
+ * allocation most likely to fail.  A VM never goes untracked for them --
+ * its l3_cache mode and its parks do not depend on counters -- it is
+ * tracked without, counted in vm_stats_failed, and gets them at its first
+ * registration (process context) if memory allows then.
+ */
+struct pvple_stats __percpu *pvple_stats_alloc(gfp_t gfp)
+{
+	struct pvple_stats __percpu *stats;
+
+	stats = alloc_percpu_gfp(struct pvple_stats,
+				 gfp | __GFP_ACCOUNT | __GFP_NOWARN);
+	if (!stats)
+		atomic64_inc(&pvple_vm_stats_failed);
+	return stats;
+}
+
+void pvple_stats_sum(struct pvple_stats __percpu *pcpu,
+		     struct pvple_stats *sum)
+{
+	int cpu, i;
+
+	memset(sum, 0, sizeof(*sum));
+	for_each_possible_cpu(cpu)
+		for (i = 0; i < PVPLE_NR_STATS; i++)
+			sum->v[i] += per_cpu_ptr(pcpu, cpu)->v[i];
+}
+
+void pvple_stats_show(struct seq_file *m, struct pvple_stats *sum,
+		      const char *sep)
+{
+	int i;
+
+	for (i = 0; i < PVPLE_NR_STATS; i++)
+		seq_printf(m, "%s%s%s%llu", i ? sep : "", pvple_stat_names[i],
+			   *sep == '\n' ? " " : "=", sum->v[i]);
+	seq_putc(m, '\n');
+}
+
+/* The global counters, untracked events and failed allocations. */
+void pvple_stats_global(struct pvple_stats *sum, u64 *untracked,
+			u64 *stats_failed)
+{
+	u64 n = 0;
+	int cpu;
+
+	pvple_stats_sum(&pvple_global_stats, sum);
+	for_each_possible_cpu(cpu)
+		n += per_cpu(pvple_untracked_events, cpu);
+	*untracked = n;
+	*stats_failed = atomic64_read(&pvple_vm_stats_failed);
+}
