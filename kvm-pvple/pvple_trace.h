@@ -8,29 +8,112 @@
 #include <linux/kvm_host.h>
 #include <linux/tracepoint.h>
 
+#include "pvple.h"
+
 /*
  * Every event names the VM by the pid of the process that created it, as
  * KVM's debugfs directory "<pid>-<fd>" and the "vms" file do (a pointer
  * would print hashed), and prints enums by name.
+ *
+ * The symbol tables name the enums' own constants (as KVM's
+ * arch/x86/kvm/trace.h does), each exported to user space with
+ * TRACE_DEFINE_ENUM() for tools that parse the format files.  A constant
+ * added to an enum without its entry here prints as a number: spin.c
+ * asserts at build time that each table ends at its enum's last constant.
  */
+TRACE_DEFINE_ENUM(PVPLE_REC_OK);
+TRACE_DEFINE_ENUM(PVPLE_REC_UNREGISTERED);
+TRACE_DEFINE_ENUM(PVPLE_REC_FAULT);
+TRACE_DEFINE_ENUM(PVPLE_REC_TARGET_ABSENT);
+TRACE_DEFINE_ENUM(PVPLE_REC_IDLE);
+TRACE_DEFINE_ENUM(PVPLE_REC_TORN);
+TRACE_DEFINE_ENUM(PVPLE_REC_BAD);
+TRACE_DEFINE_ENUM(PVPLE_REC_TARGET_RANGE);
+TRACE_DEFINE_ENUM(PVPLE_REC_TARGET_SELF);
+TRACE_DEFINE_ENUM(PVPLE_REC_NO_HOLDER);
+TRACE_DEFINE_ENUM(PVPLE_CHAIN_HOLDER);
+TRACE_DEFINE_ENUM(PVPLE_CHAIN_NO_HOLDER);
+TRACE_DEFINE_ENUM(PVPLE_CHAIN_DEEP);
+TRACE_DEFINE_ENUM(PVPLE_CHAIN_STALE);
+TRACE_DEFINE_ENUM(PVPLE_CHAIN_CROSS);
+TRACE_DEFINE_ENUM(PVPLE_CHAIN_CYCLE);
+TRACE_DEFINE_ENUM(PVPLE_CHAIN_ABSENT);
+TRACE_DEFINE_ENUM(PVPLE_CHAIN_HEAD);
+TRACE_DEFINE_ENUM(PVPLE_TARGET_RUNNING);
+TRACE_DEFINE_ENUM(PVPLE_TARGET_PREEMPTED);
+TRACE_DEFINE_ENUM(PVPLE_TARGET_READY);
+TRACE_DEFINE_ENUM(PVPLE_TARGET_PARKED);
+TRACE_DEFINE_ENUM(PVPLE_TARGET_HALTED);
+TRACE_DEFINE_ENUM(PVPLE_TARGET_OUT);
+TRACE_DEFINE_ENUM(PVPLE_TARGET_SLEEPING);
+TRACE_DEFINE_ENUM(PVPLE_ACT_STOCK);
+TRACE_DEFINE_ENUM(PVPLE_ACT_SPIN);
+TRACE_DEFINE_ENUM(PVPLE_ACT_YIELD);
+TRACE_DEFINE_ENUM(PVPLE_ACT_PARK);
+TRACE_DEFINE_ENUM(PVPLE_WAKE_SCHED_IN);
+TRACE_DEFINE_ENUM(PVPLE_WAKE_TIMEOUT);
+TRACE_DEFINE_ENUM(PVPLE_WAKE_EVENT);
+TRACE_DEFINE_ENUM(PVPLE_WAKE_TEARDOWN);
+TRACE_DEFINE_ENUM(PVPLE_L3_OFF);
+TRACE_DEFINE_ENUM(PVPLE_L3_AUTO);
+TRACE_DEFINE_ENUM(PVPLE_L3_ON);
+TRACE_DEFINE_ENUM(PVPLE_L3_ADDED);
+TRACE_DEFINE_ENUM(PVPLE_L3_RESHARED);
+TRACE_DEFINE_ENUM(PVPLE_L3_KEPT);
+TRACE_DEFINE_ENUM(PVPLE_L3_DISABLED);
+TRACE_DEFINE_ENUM(PVPLE_L3_NO_VENDOR);
+TRACE_DEFINE_ENUM(PVPLE_L3_NO_SLOT);
+
 #define pvple_show_rec(v)						\
-	__print_symbolic(v, { 0, "ok" }, { 1, "unregistered" },	\
-			 { 2, "fault" }, { 3, "target_absent" },	\
-			 { 4, "idle" }, { 5, "torn" }, { 6, "bad" },	\
-			 { 7, "target_range" }, { 8, "target_self" },	\
-			 { 9, "no_holder" })
+	__print_symbolic(v, { PVPLE_REC_OK, "ok" },			\
+			 { PVPLE_REC_UNREGISTERED, "unregistered" },	\
+			 { PVPLE_REC_FAULT, "fault" },			\
+			 { PVPLE_REC_TARGET_ABSENT, "target_absent" },	\
+			 { PVPLE_REC_IDLE, "idle" },			\
+			 { PVPLE_REC_TORN, "torn" },			\
+			 { PVPLE_REC_BAD, "bad" },			\
+			 { PVPLE_REC_TARGET_RANGE, "target_range" },	\
+			 { PVPLE_REC_TARGET_SELF, "target_self" },	\
+			 { PVPLE_REC_NO_HOLDER, "no_holder" })
 #define pvple_show_end(v)						\
-	__print_symbolic(v, { 0, "holder" }, { 1, "no_holder" },	\
-			 { 2, "deep" }, { 3, "stale" }, { 4, "cross" },	\
-			 { 5, "cycle" }, { 6, "absent" }, { 7, "head" })
+	__print_symbolic(v, { PVPLE_CHAIN_HOLDER, "holder" },		\
+			 { PVPLE_CHAIN_NO_HOLDER, "no_holder" },	\
+			 { PVPLE_CHAIN_DEEP, "deep" },			\
+			 { PVPLE_CHAIN_STALE, "stale" },		\
+			 { PVPLE_CHAIN_CROSS, "cross" },		\
+			 { PVPLE_CHAIN_CYCLE, "cycle" },		\
+			 { PVPLE_CHAIN_ABSENT, "absent" },		\
+			 { PVPLE_CHAIN_HEAD, "head" })
 #define pvple_show_target(v)						\
-	__print_symbolic(v, { -1, "-" }, { 0, "running" },		\
-			 { 1, "preempted" }, { 2, "ready" },		\
-			 { 3, "parked" }, { 4, "halted" }, { 5, "out" },	\
-			 { 6, "sleeping" })
+	__print_symbolic(v, { -1, "-" },				\
+			 { PVPLE_TARGET_RUNNING, "running" },		\
+			 { PVPLE_TARGET_PREEMPTED, "preempted" },	\
+			 { PVPLE_TARGET_READY, "ready" },		\
+			 { PVPLE_TARGET_PARKED, "parked" },		\
+			 { PVPLE_TARGET_HALTED, "halted" },		\
+			 { PVPLE_TARGET_OUT, "out" },			\
+			 { PVPLE_TARGET_SLEEPING, "sleeping" })
 #define pvple_show_action(v)						\
-	__print_symbolic(v, { 0, "stock" }, { 1, "spin" },		\
-			 { 2, "yield" }, { 3, "park" })
+	__print_symbolic(v, { PVPLE_ACT_STOCK, "stock" },		\
+			 { PVPLE_ACT_SPIN, "spin" },			\
+			 { PVPLE_ACT_YIELD, "yield" },			\
+			 { PVPLE_ACT_PARK, "park" })
+#define pvple_show_wake(v)						\
+	__print_symbolic(v, { PVPLE_WAKE_SCHED_IN, "sched_in" },	\
+			 { PVPLE_WAKE_TIMEOUT, "timeout" },		\
+			 { PVPLE_WAKE_EVENT, "event" },			\
+			 { PVPLE_WAKE_TEARDOWN, "teardown" })
+#define pvple_show_l3_mode(v)						\
+	__print_symbolic(v, { PVPLE_L3_OFF, "off" },			\
+			 { PVPLE_L3_AUTO, "auto" },			\
+			 { PVPLE_L3_ON, "on" })
+#define pvple_show_l3_result(v)						\
+	__print_symbolic(v, { PVPLE_L3_ADDED, "added" },		\
+			 { PVPLE_L3_RESHARED, "reshared" },		\
+			 { PVPLE_L3_KEPT, "kept" },			\
+			 { PVPLE_L3_DISABLED, "off" },			\
+			 { PVPLE_L3_NO_VENDOR, "no_vendor" },		\
+			 { PVPLE_L3_NO_SLOT, "no_slot" })
 
 /*
  * @target_id: the vCPU the spinner's record names; @len vCPUs were looked
@@ -105,9 +188,7 @@ TRACE_EVENT(kvm_pvple_wake,
 			   __entry->parked_ns = parked_ns),
 	    TP_printk("kvm %d vcpu %d target %d why %s parked_ns %llu",
 		      __entry->pid, __entry->vcpu_id, __entry->target_id,
-		      __print_symbolic(__entry->why, { 0, "sched_in" },
-				       { 1, "timeout" }, { 2, "event" },
-				       { 3, "teardown" }),
+		      pvple_show_wake(__entry->why),
 		      __entry->parked_ns)
 );
 
@@ -170,9 +251,11 @@ TRACE_EVENT(kvm_pvple_cpuid,
 			   __entry->mode = mode;
 			   __entry->result = result;
 			   __entry->edits = edits),
-	    TP_printk("kvm %d vcpu %d l3_cache %d result %d edits %d",
-		      __entry->pid, __entry->vcpu_id, __entry->mode,
-		      __entry->result, __entry->edits)
+	    TP_printk("kvm %d vcpu %d l3_cache %s result %s edits %d",
+		      __entry->pid, __entry->vcpu_id,
+		      pvple_show_l3_mode(__entry->mode),
+		      pvple_show_l3_result(__entry->result),
+		      __entry->edits)
 );
 
 #endif /* _KVM_PVPLE_TRACE_H */

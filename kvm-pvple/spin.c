@@ -10,11 +10,13 @@
 #include "pvple.h"
 #include "pvple_trace.h"
 
-/* pvple_trace.h names these enums by their numbers: keep them in step. */
-static_assert(PVPLE_NR_REC == 10 && PVPLE_REC_NO_HOLDER == 9);
-static_assert(PVPLE_NR_CHAIN_ENDS == 8 && PVPLE_CHAIN_HEAD == 7);
-static_assert(PVPLE_NR_TARGETS == 7 && PVPLE_TARGET_SLEEPING == 6);
-static_assert(PVPLE_NR_ACTIONS == 4 && PVPLE_ACT_PARK == 3);
+/* pvple_trace.h's symbol tables end at these: a new last constant fails. */
+static_assert(PVPLE_REC_NO_HOLDER + 1 == PVPLE_NR_REC);
+static_assert(PVPLE_CHAIN_HEAD + 1 == PVPLE_NR_CHAIN_ENDS);
+static_assert(PVPLE_TARGET_SLEEPING + 1 == PVPLE_NR_TARGETS);
+static_assert(PVPLE_ACT_PARK + 1 == PVPLE_NR_ACTIONS);
+static_assert(PVPLE_L3_NO_SLOT + 1 == PVPLE_NR_L3_RESULTS);
+static_assert(PVPLE_L3_ON + 1 == PVPLE_NR_L3_MODES);
 
 static const enum pvple_stat pvple_rec_stat[PVPLE_NR_REC] = {
 	[PVPLE_REC_UNREGISTERED]	= PVPLE_STAT_REC_UNREGISTERED,
