@@ -93,6 +93,27 @@ unsigned long pvple_park_ticket(struct pvple_vcpu *tpv)
 	return runs;
 }
 
+/*
+ * Did the last directed yield reach its target?  kvm_vcpu_yield_to() > 0
+ * says only that KVM made the target the next buddy of its CPU (or sent
+ * that CPU a reschedule): with EEVDF the buddy is taken only while it is
+ * eligible (pick_next_entity(), PICK_BUDDY).  The target's run count,
+ * sampled before the yield (pvple_yield() in spin.c) and looked at again
+ * at this vCPU's next exit, says whether it ran in between; -1 if there
+ * was no yield to check.  Only this vCPU's task touches @yielded_*;
+ * ->runs is read without ordering: a statistic.
+ */
+int pvple_yield_reached(struct pvple_vcpu *pv)
+{
+	int reached;
+
+	if (!pv || !pv->yielded_to)
+		return -1;
+	reached = READ_ONCE(pv->yielded_to->runs) != pv->yielded_runs;
+	pv->yielded_to = NULL;
+	return reached;
+}
+
 /* @pv's vCPU runs: wake whoever parked behind it.  Preemption is off. */
 static void pvple_vcpu_ran(struct pvple_vcpu *pv)
 {

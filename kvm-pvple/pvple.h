@@ -214,6 +214,7 @@ enum pvple_wake {
 };
 
 unsigned long pvple_park_ticket(struct pvple_vcpu *tpv);
+int pvple_yield_reached(struct pvple_vcpu *pv);
 bool pvple_vcpu_irq_on(struct kvm_vcpu *me);
 bool pvple_park_begin(struct pvple_vm *vm, struct kvm_vcpu *me,
 		      struct pvple_vcpu *pv, struct kvm_vcpu *target);

@@ -58,8 +58,7 @@ static const long pvple_wake_result[] = {
 /*
  * KVM's view of @t, each flag read once, classified by policy.c.  For
  * chain[0], the only vCPU a park waits behind, read after its park ticket
- * (park.c, [R]).  @tpv is NULL for a vCPU that never registered: it cannot
- * be in a park of ours.
+ * (park.c, [R]).  @tpv is NULL for a vCPU that never registered.
  */
 static enum pvple_target pvple_target_state(struct kvm_vcpu *t,
 					    struct pvple_vcpu *tpv)
@@ -115,28 +114,33 @@ static long pvple_stock_result(const struct pvple_spin_in *in)
 	}
 }
 
-/*
- * Did the last directed yield reach its target?  kvm_vcpu_yield_to() > 0
- * says only that KVM made the target the next buddy of its CPU (or sent
- * that CPU a reschedule): with EEVDF the buddy is taken only while it is
- * eligible (pick_next_entity(), PICK_BUDDY).  The target's run count
- * (park.c), sampled before the yield and looked at again at this vCPU's
- * next exit, says whether it ran in between.  Only this vCPU's task
- * touches @yielded_*; ->runs is read without ordering: a statistic.
- */
-static void pvple_yield_outcome(struct pvple_vm *vm, struct pvple_vcpu *pv)
-{
-	if (!pv->yielded_to)
-		return;
-	pvple_count(vm, READ_ONCE(pv->yielded_to->runs) != pv->yielded_runs ?
-		    PVPLE_STAT_YIELD_REACHED : PVPLE_STAT_YIELD_MISSED);
-	pv->yielded_to = NULL;
-}
-
 /* The vCPUs on a spinner's chain: [0] is the one its record names. */
 struct pvple_chain {
 	struct kvm_vcpu *vcpu[PVPLE_CHAIN_MAX];
 	struct pvple_vcpu *pv[PVPLE_CHAIN_MAX];
+};
+
+/*
+ * What one PLE exit or park call found and did.  pvple_spin() fills it,
+ * and pvple_account() alone turns it into counters and trace events, once
+ * all is done (a park is counted when it has ended).
+ */
+struct pvple_outcome {
+	struct pvple_spin_in in;	/* what pvple_decide() was given */
+	struct pvple_chain c;
+	bool from_hc;			/* the park hypercall, not a PLE exit */
+	int prev_reached;		/* the previous yield's target ran: */
+					/* 1, 0, or -1: no yield to check */
+	unsigned int torn;		/* records that changed while read */
+	enum pvple_action decided;	/* the first decision, and on whom */
+	unsigned int decided_at;
+	bool throttled;			/* park-hc rate limit: nothing done */
+	bool yielded;			/* a yield was tried ... */
+	int yield_ret;			/* ... and kvm_vcpu_yield_to() said */
+	enum pvple_action act;		/* what was done in the end */
+	unsigned int at;
+	enum pvple_wake why;		/* a park: how it ended, */
+	u64 parked_ns;			/* and how long it lasted */
 };
 
 static bool pvple_on_chain(struct pvple_chain *c, unsigned int len,
@@ -159,9 +163,10 @@ static bool pvple_on_chain(struct pvple_chain *c, unsigned int len,
  * caller, after its park ticket.
  */
 static void pvple_walk(struct kvm_vcpu *me, struct pvple_vm *vm,
-		       const struct pvple_area *own, struct pvple_chain *c,
-		       struct pvple_spin_in *in)
+		       const struct pvple_area *own, struct pvple_outcome *o)
 {
+	struct pvple_spin_in *in = &o->in;
+	struct pvple_chain *c = &o->c;
 	struct pvple_link via = {
 		.role = PVPLE_WAIT_ROLE(own->wait), .lock = own->lock,
 	};
@@ -182,7 +187,7 @@ static void pvple_walk(struct kvm_vcpu *me, struct pvple_vm *vm,
 		}
 		trec = pvple_read_other(c->vcpu[i], c->pv[i], &rec);
 		if (trec == PVPLE_REC_TORN)
-			pvple_count(vm, PVPLE_STAT_REC_TORN);
+			o->torn++;
 		hop = pvple_chain_hop(&via, trec, &rec, &link);
 		next = NULL;
 		found = PVPLE_NEXT_FOUND;
@@ -205,6 +210,101 @@ static void pvple_walk(struct kvm_vcpu *me, struct pvple_vm *vm,
 	}
 }
 
+/* Counters and trace events for one exit or call: all of them, here. */
+static void pvple_account(struct pvple_vm *vm, struct kvm_vcpu *me,
+			  const struct pvple_outcome *o)
+{
+	const struct pvple_spin_in *in = &o->in;
+	const struct pvple_chain *c = &o->c;
+	struct kvm_vcpu *target = c->vcpu[0];
+
+	pvple_count(vm, o->from_hc ? PVPLE_STAT_HC_PARK : PVPLE_STAT_PLE_EXITS);
+	if (o->prev_reached >= 0)
+		pvple_count(vm, o->prev_reached ? PVPLE_STAT_YIELD_REACHED :
+						  PVPLE_STAT_YIELD_MISSED);
+	if (o->torn)
+		pvple_count_n(vm, PVPLE_STAT_REC_TORN, o->torn);
+	if (target) {
+		pvple_count_n(vm, PVPLE_STAT_CHAIN_HOPS, in->len - 1);
+		/* Counted whatever is done: these chains are acted on. */
+		if (in->end == PVPLE_CHAIN_STALE)
+			pvple_count(vm, PVPLE_STAT_CHAIN_STALE);
+		else if (in->end == PVPLE_CHAIN_HEAD)
+			pvple_count(vm, PVPLE_STAT_CHAIN_HEAD);
+	}
+	trace_kvm_pvple_decide(me->kvm, me->vcpu_id, o->from_hc, in->rec,
+			       target ? target->vcpu_id : -1, in->len, in->end,
+			       in->len ? c->vcpu[in->len - 1]->vcpu_id : -1,
+			       in->len ? in->chain[in->len - 1] : -1,
+			       o->decided,
+			       target ? c->vcpu[o->decided_at]->vcpu_id : -1);
+	if (o->throttled) {
+		pvple_count(vm, PVPLE_STAT_HC_THROTTLED);
+		return;
+	}
+	if (o->yielded) {
+		pvple_count(vm, PVPLE_STAT_YIELD_TRIED);
+		trace_kvm_pvple_yield(me->kvm, me->vcpu_id,
+				      c->vcpu[o->decided_at]->vcpu_id,
+				      o->yield_ret);
+		if (o->yield_ret > 0) {
+			pvple_count(vm, PVPLE_STAT_YIELD_OK);
+			if ((in->end == PVPLE_CHAIN_HOLDER ||
+			     in->end == PVPLE_CHAIN_STALE) &&
+			    o->decided_at == in->len - 1)
+				pvple_count(vm, PVPLE_STAT_YIELD_HOLDER);
+			if (o->decided_at)
+				pvple_count(vm, PVPLE_STAT_YIELD_BEYOND);
+			return;
+		}
+	}
+	switch (o->act) {
+	case PVPLE_ACT_SPIN:
+		pvple_count(vm, PVPLE_STAT_SPIN);
+		break;
+	case PVPLE_ACT_PARK:
+		pvple_count(vm, PVPLE_STAT_PARKS);
+		pvple_count(vm, pvple_wake_stat[o->why]);
+		pvple_count_n(vm, PVPLE_STAT_PARK_NS, o->parked_ns);
+		trace_kvm_pvple_wake(me->kvm, me->vcpu_id, target->vcpu_id,
+				     o->why, o->parked_ns);
+		break;
+	default:
+		pvple_count(vm, PVPLE_STAT_STOCK);
+		pvple_count_stock(vm, in);
+		break;
+	}
+}
+
+/*
+ * A directed yield to c->vcpu[@at], as stock kvm_vcpu_on_spin() yields:
+ * marked with kvm_vcpu_set_in_spin_loop() around it, so that another
+ * vCPU's stock boost does not take this spinner for a preempted lock
+ * holder.  As KVM_HC_SCHED_YIELD (kvm_sched_yield(), arch/x86/kvm/x86.c),
+ * a call with nothing else to run here does not yield: it cannot help.
+ * The target's run count is sampled first, for pvple_yield_reached().
+ */
+static int pvple_yield(struct kvm_vcpu *me, struct pvple_vcpu *pv,
+		       struct pvple_chain *c, unsigned int at, bool from_hc)
+{
+	unsigned long runs = 0;
+	int r;
+
+	if (from_hc && single_task_running())
+		return 0;
+	kvm_vcpu_set_in_spin_loop(me, true);
+	if (c->pv[at])
+		runs = READ_ONCE(c->pv[at]->runs);
+	r = kvm_vcpu_yield_to(c->vcpu[at]);
+	kvm_vcpu_set_in_spin_loop(me, false);
+	kvm_vcpu_set_dy_eligible(me, false);
+	if (r > 0) {
+		pv->yielded_to = c->pv[at];
+		pv->yielded_runs = runs;
+	}
+	return r;
+}
+
 /*
  * @vm and the pvple_vcpus it holds stay valid here without RCU: they are
  * freed when the VM is destroyed, which cannot happen while one of its
@@ -214,71 +314,57 @@ static void pvple_walk(struct kvm_vcpu *me, struct pvple_vm *vm,
 static long pvple_spin(struct kvm_vcpu *me, bool from_hc,
 		       bool yield_to_kernel_mode)
 {
-	struct pvple_spin_in in = { };
-	struct pvple_chain c = { };
+	struct pvple_outcome o = { .from_hc = from_hc };
+	struct pvple_spin_in *in = &o.in;
+	struct pvple_chain *c = &o.c;
 	struct kvm_vcpu *target = NULL;
 	struct pvple_vcpu *pv = NULL;
-	unsigned long ticket = 0, runs = 0;
-	enum pvple_action act;
+	unsigned long ticket = 0;
 	struct pvple_area rec;
-	unsigned int at = 0;
-	enum pvple_wake why;
 	struct pvple_vm *vm;
-	u64 parked_ns;
+	long ret;
 	u32 id;
-	int r;
 
 	rcu_read_lock();
 	vm = pvple_vm_find(me->kvm);
 	if (vm)
 		pv = pvple_vcpu_find(vm, me);
 	rcu_read_unlock();
-	pvple_count(vm, from_hc ? PVPLE_STAT_HC_PARK : PVPLE_STAT_PLE_EXITS);
-	in.mode = pvple_vm_mode(vm);
-	if (pv)
-		pvple_yield_outcome(vm, pv);
+	in->mode = pvple_vm_mode(vm);
+	o.prev_reached = pvple_yield_reached(pv);
 
-	in.rec = pvple_read_record(me, pv, &rec);
-	if (in.rec == PVPLE_REC_OK) {
+	in->rec = pvple_read_record(me, pv, &rec);
+	if (in->rec == PVPLE_REC_OK) {
 		id = array_index_nospec(PVPLE_WAIT_TARGET(rec.wait),
 					me->kvm->arch.max_vcpu_ids);
 		target = pvple_vcpu_by_id(vm, me->kvm, id);
 		if (!target)
-			in.rec = PVPLE_REC_TARGET_ABSENT;
-		in.head = PVPLE_WAIT_ROLE(rec.wait) == PVPLE_ROLE_HOLDER;
+			in->rec = PVPLE_REC_TARGET_ABSENT;
+		in->head = PVPLE_WAIT_ROLE(rec.wait) == PVPLE_ROLE_HOLDER;
 	}
 	if (target) {
-		c.vcpu[0] = target;
-		c.pv[0] = pvple_vcpu_find(vm, target);
+		c->vcpu[0] = target;
+		c->pv[0] = pvple_vcpu_find(vm, target);
 		/* Without state of its own, nothing wakes a park behind it. */
-		in.no_park = !c.pv[0] || kvm_apicv_activated(me->kvm);
-		if (c.pv[0])
-			ticket = pvple_park_ticket(c.pv[0]);
-		in.chain[0] = pvple_target_state(target, c.pv[0]);
-		in.cycle = c.pv[0] && READ_ONCE(c.pv[0]->parked_on) == me;
-		pvple_walk(me, vm, &rec, &c, &in);
-		pvple_count_n(vm, PVPLE_STAT_CHAIN_HOPS, in.len - 1);
-		/* Counted whatever is done: these chains are acted on. */
-		if (in.end == PVPLE_CHAIN_STALE)
-			pvple_count(vm, PVPLE_STAT_CHAIN_STALE);
-		else if (in.end == PVPLE_CHAIN_HEAD)
-			pvple_count(vm, PVPLE_STAT_CHAIN_HEAD);
+		in->no_park = !c->pv[0] || kvm_apicv_activated(me->kvm);
+		if (c->pv[0])
+			ticket = pvple_park_ticket(c->pv[0]);
+		in->chain[0] = pvple_target_state(target, c->pv[0]);
+		in->cycle = c->pv[0] && READ_ONCE(c->pv[0]->parked_on) == me;
+		pvple_walk(me, vm, &rec, &o);
 		/* Only this vCPU's task touches its spin count. */
-		in.spins = pv->spin_wait == rec.wait ? pv->spins : 0;
+		in->spins = pv->spin_wait == rec.wait ? pv->spins : 0;
 		/*
 		 * What would end a park ends it before it starts (park.c).
 		 * Only worth asking with a target: without one it is stock.
 		 */
-		in.event_pending = signal_pending(current) ||
-				   pvple_event(me, pvple_vcpu_irq_on(me));
+		in->event_pending = signal_pending(current) ||
+				    pvple_event(me, pvple_vcpu_irq_on(me));
 	}
 
-	act = pvple_decide(&in, &at);
-	trace_kvm_pvple_decide(me->kvm, me->vcpu_id, from_hc, in.rec,
-			       target ? target->vcpu_id : -1, in.len, in.end,
-			       in.len ? c.vcpu[in.len - 1]->vcpu_id : -1,
-			       in.len ? in.chain[in.len - 1] : -1, act,
-			       target ? c.vcpu[at]->vcpu_id : -1);
+	o.decided = pvple_decide(in, &o.decided_at);
+	o.act = o.decided;
+	o.at = o.decided_at;
 	if (pv)
 		pv->spins = 0;
 	/*
@@ -286,79 +372,53 @@ static long pvple_spin(struct kvm_vcpu *me, bool from_hc,
 	 * parks are rate-limited per vCPU (only this vCPU's task touches its
 	 * timestamp).  Every record is still checked and answered.
 	 */
-	if (from_hc && (act == PVPLE_ACT_YIELD || act == PVPLE_ACT_PARK) &&
+	if (from_hc && (o.act == PVPLE_ACT_YIELD || o.act == PVPLE_ACT_PARK) &&
 	    pvple_hc_park_throttled(ktime_get_ns(), &pv->last_hc_park_ns,
 				    READ_ONCE(pvple_park_hc_gap_us) *
 				    NSEC_PER_USEC)) {
-		pvple_count(vm, PVPLE_STAT_HC_THROTTLED);
-		return PVPLE_PARK_RUNNING;
+		o.throttled = true;
+		ret = PVPLE_PARK_RUNNING;
+		goto out;
 	}
-	if (act == PVPLE_ACT_YIELD) {
-		pvple_count(vm, PVPLE_STAT_YIELD_TRIED);
-		/*
-		 * As KVM_HC_SCHED_YIELD (kvm_sched_yield(), arch/x86/kvm/x86.c):
-		 * with nothing else to run here a yield cannot help.
-		 */
-		r = 0;
-		if (!from_hc || !single_task_running()) {
-			/*
-			 * Marked as stock kvm_vcpu_on_spin() marks itself
-			 * (kvm_vcpu_set_in_spin_loop() around its yields), so
-			 * that another vCPU's stock boost does not take this
-			 * spinner for a preempted lock holder.
-			 */
-			kvm_vcpu_set_in_spin_loop(me, true);
-			if (c.pv[at])
-				runs = READ_ONCE(c.pv[at]->runs);
-			r = kvm_vcpu_yield_to(c.vcpu[at]);
-			kvm_vcpu_set_in_spin_loop(me, false);
-			kvm_vcpu_set_dy_eligible(me, false);
+	if (o.act == PVPLE_ACT_YIELD) {
+		o.yielded = true;
+		o.yield_ret = pvple_yield(me, pv, c, o.at, from_hc);
+		if (o.yield_ret > 0) {
+			ret = PVPLE_PARK_RAN;
+			goto out;
 		}
-		trace_kvm_pvple_yield(me->kvm, me->vcpu_id, c.vcpu[at]->vcpu_id,
-				      r);
-		if (r > 0) {
-			pvple_count(vm, PVPLE_STAT_YIELD_OK);
-			pv->yielded_to = c.pv[at];
-			pv->yielded_runs = runs;
-			if ((in.end == PVPLE_CHAIN_HOLDER ||
-			     in.end == PVPLE_CHAIN_STALE) && at == in.len - 1)
-				pvple_count(vm, PVPLE_STAT_YIELD_HOLDER);
-			if (at)
-				pvple_count(vm, PVPLE_STAT_YIELD_BEYOND);
-			return PVPLE_PARK_RAN;
-		}
-		in.yield_failed = true;
-		act = pvple_decide(&in, &at);
+		in->yield_failed = true;
+		o.act = pvple_decide(in, &o.at);
 	}
 	/* A park that would close a cycle of parks is not taken (park.c). */
-	if (act == PVPLE_ACT_PARK && !pvple_park_begin(vm, me, pv, target)) {
-		in.cycle = true;
-		act = PVPLE_ACT_STOCK;
+	if (o.act == PVPLE_ACT_PARK && !pvple_park_begin(vm, me, pv, target)) {
+		in->cycle = true;
+		o.act = PVPLE_ACT_STOCK;
 	}
 
-	switch (act) {
+	switch (o.act) {
 	case PVPLE_ACT_SPIN:
-		pvple_count(vm, PVPLE_STAT_SPIN);
 		pv->spin_wait = rec.wait;
-		pv->spins = in.spins + 1;
-		return in.event_pending ? PVPLE_PARK_EVENT : PVPLE_PARK_RUNNING;
+		pv->spins = in->spins + 1;
+		ret = in->event_pending ? PVPLE_PARK_EVENT : PVPLE_PARK_RUNNING;
+		break;
 	case PVPLE_ACT_PARK:
-		pvple_count(vm, PVPLE_STAT_PARKS);
-		why = pvple_park(me, pv, target, c.pv[0], ticket, &parked_ns);
-		pvple_count(vm, pvple_wake_stat[why]);
-		pvple_count_n(vm, PVPLE_STAT_PARK_NS, parked_ns);
-		trace_kvm_pvple_wake(me->kvm, me->vcpu_id, target->vcpu_id, why,
-				     parked_ns);
-		return pvple_wake_result[why];
+		o.why = pvple_park(me, pv, target, c->pv[0], ticket,
+				   &o.parked_ns);
+		ret = pvple_wake_result[o.why];
+		break;
 	case PVPLE_ACT_YIELD:	/* not after a failed yield */
 	case PVPLE_ACT_STOCK:
 	default:
-		pvple_count(vm, PVPLE_STAT_STOCK);
-		pvple_count_stock(vm, &in);
+		o.act = PVPLE_ACT_STOCK;
 		if (!from_hc)
 			kvm_vcpu_on_spin(me, yield_to_kernel_mode);
-		return pvple_stock_result(&in);
+		ret = pvple_stock_result(in);
+		break;
 	}
+out:
+	pvple_account(vm, me, &o);
+	return ret;
 }
 
 void pvple_on_spin(struct kvm_vcpu *me, bool yield_to_kernel_mode)
