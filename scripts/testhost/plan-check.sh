@@ -1,6 +1,8 @@
 # Sourced by /init: the test plan of "make check".
 run_test hooks 600 /pvple/bin/pvple_hooks_test
-run_test lock 1200 /pvple/bin/pvple_lock_test
+run_test yield 600 /pvple/bin/pvple_yield_test
+run_test park 900 /pvple/bin/pvple_park_test
+run_test abi 600 /pvple/bin/pvple_abi_test
 run_test l3 600 /pvple/bin/pvple_l3_test
 run_test fuzz 900 /pvple/bin/pvple_fuzz_test
 # Stock behaviour with the module absent (hypercalls answer -KVM_ENOSYS).

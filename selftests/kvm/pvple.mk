@@ -16,7 +16,8 @@ $(PVPLE_TOOLS): $(OUTPUT)/pvple/%: $(PVPLE_DIR)/%.c
 	@mkdir -p $(@D)
 	$(CC) -O2 -Wall $< -o $@
 
-$(OUTPUT)/pvple/%.o: $(PVPLE_DIR)/%.c $(PVPLE_DIR)/pvple_util.h $(GEN_HDRS)
+$(OUTPUT)/pvple/%.o: $(PVPLE_DIR)/%.c $(PVPLE_DIR)/pvple_util.h $(PVPLE_DIR)/pvple_lock.h \
+		      $(GEN_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(PVPLE_CFLAGS) $(CPPFLAGS) $(TARGET_ARCH) -c $< -o $@
 
