@@ -43,7 +43,7 @@ static struct pvple_area waiting(__u32 target, __u32 role)
 	return a;
 }
 
-static void test_rec_check(void)
+static unsigned int test_rec_check(bool run)
 {
 	static const struct {
 		const char *what;
@@ -88,6 +88,8 @@ static void test_rec_check(void)
 	};
 	unsigned int i;
 
+	if (!run)
+		return ARRAY_SIZE(spoil) + ARRAY_SIZE(whole);
 	for (i = 0; i < ARRAY_SIZE(spoil); i++) {
 		struct pvple_area a = waiting(0, PVPLE_ROLE_HOLDER);
 		__u32 st = PVPLE_STATE_WAITING, role = PVPLE_ROLE_HOLDER;
@@ -128,10 +130,11 @@ static void test_rec_check(void)
 		ksft_test_result(got == whole[i].want, "rec_check: %s (got %d)\n",
 				 whole[i].what, got);
 	}
+	return 0;
 }
 
 /* One step of the walk, for every kind of record met on the way. */
-static void test_chain_hop(void)
+static unsigned int test_chain_hop(bool run)
 {
 	static const struct {
 		const char *what;
@@ -184,6 +187,8 @@ static void test_chain_hop(void)
 	};
 	unsigned int i;
 
+	if (!run)
+		return ARRAY_SIZE(cases);
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		struct pvple_link via = { cases[i].via_role, LOCK_A };
 		struct pvple_link next = { 99, 99 };
@@ -205,6 +210,7 @@ static void test_chain_hop(void)
 		ksft_test_result(ok, "chain_hop: %s (got %d)\n", cases[i].what,
 				 got);
 	}
+	return 0;
 }
 
 /*
@@ -213,7 +219,7 @@ static void test_chain_hop(void)
  */
 #define NSTEP	14
 
-static void test_chain_step(void)
+static unsigned int test_chain_step(bool run)
 {
 	static const struct {
 		const char *what;
@@ -260,6 +266,8 @@ static void test_chain_step(void)
 	};
 	unsigned int i, len;
 
+	if (!run)
+		return ARRAY_SIZE(cases);
 	for (i = 0; i < NSTEP; i++) {
 		enum pvple_chain_end got;
 
@@ -270,6 +278,7 @@ static void test_chain_step(void)
 				 "chain_step: %s (got %d, len %u)\n",
 				 cases[i].what, got, len);
 	}
+	return 0;
 }
 
 /*
@@ -320,7 +329,7 @@ static enum pvple_chain_end walk(const struct wrec *rec, unsigned int *len)
 	}
 }
 
-static void test_walks(void)
+static unsigned int test_walks(bool run)
 {
 	const __u32 P = PVPLE_ROLE_PREDECESSOR, H = PVPLE_ROLE_HOLDER;
 	const __u64 A = LOCK_A, B = LOCK_B;
@@ -332,6 +341,8 @@ static void test_walks(void)
 	} cases[NWALK];
 	unsigned int i, len;
 
+	if (!run)
+		return ARRAY_SIZE(cases);
 	cases[0] = (typeof(cases[0])){ "queue 0 -> 1 -> 2, 2 names 3, 3 idle: holder 3",
 		{ { P, 1, A }, { P, 2, A }, { H, 3, A }, { IDLE_R, 0, 0 } },
 		PVPLE_CHAIN_HOLDER, 3 };
@@ -360,6 +371,7 @@ static void test_walks(void)
 				 "walk: %s (got %d, len %u)\n", cases[i].what,
 				 got, len);
 	}
+	return 0;
 }
 
 #define RUN	PVPLE_TARGET_RUNNING
@@ -373,7 +385,7 @@ static void test_walks(void)
 #define OK	PVPLE_REC_OK
 #define HOLDER	PVPLE_CHAIN_HOLDER
 
-static void test_decide_table(void)
+static unsigned int test_decide_table(bool run)
 {
 	static const struct {
 		const char *what;
@@ -509,6 +521,8 @@ static void test_decide_table(void)
 	};
 	unsigned int i, at;
 
+	if (!run)
+		return ARRAY_SIZE(cases);
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		enum pvple_action got = pvple_decide(&cases[i].in, &at);
 		bool ok = got == cases[i].want;
@@ -518,6 +532,7 @@ static void test_decide_table(void)
 		ksft_test_result(ok, "decide: %s (got %d at %u)\n",
 				 cases[i].what, got, at);
 	}
+	return 0;
 }
 
 #define NPROPS	11
@@ -577,13 +592,15 @@ static void check_decision(const struct pvple_spin_in *in,
  * chain end, chain length and run state of each vCPU on it, flag and
  * spin count -- not just the chosen cases.
  */
-static void test_decide_properties(void)
+static unsigned int test_decide_properties(bool run)
 {
 	const unsigned long per_len = (PVPLE_NR_MODES + 1) * PVPLE_NR_REC *
 				      PVPLE_NR_CHAIN_ENDS * 32 * 2;
 	unsigned long n = 0, bad[NPROPS] = { 0 }, k, combos, v;
 	unsigned int len, nstates, i;
 
+	if (!run)
+		return NPROPS;
 	for (len = 1, nstates = PVPLE_NR_TARGETS; len <= PVPLE_CHAIN_MAX;
 	     len++, nstates *= PVPLE_NR_TARGETS) {
 		combos = per_len * nstates;
@@ -646,24 +663,30 @@ static void test_decide_properties(void)
 			 "a vCPU kept off a CPU is yielded to, the holder first");
 	ksft_test_result(!bad[10], "decide: %s\n",
 			 "never park a queue head, on a stale hint or at a head");
+	return 0;
 }
 
 /* SEV-ES/SNP: KVM's RFLAGS of a protected guest is not its IF. */
-static void test_irq_on(void)
+static unsigned int test_irq_on(bool run)
 {
+	if (!run)
+		return 3;
 	ksft_test_result(pvple_irq_on(true, 0),
 			 "irq_on: a protected guest counts as interruptible\n");
 	ksft_test_result(!pvple_irq_on(false, X86_EFLAGS_ZF),
 			 "irq_on: IF clear in RFLAGS: not interruptible\n");
 	ksft_test_result(pvple_irq_on(false, X86_EFLAGS_IF),
 			 "irq_on: IF set in RFLAGS: interruptible\n");
+	return 0;
 }
 
 /* Every combination of KVM's flags, against the rules in policy.h. */
-static void test_classify(void)
+static unsigned int test_classify(bool run)
 {
 	unsigned int bits, bad[4] = { 0 };
 
+	if (!run)
+		return ARRAY_SIZE(bad);
 	for (bits = 0; bits < 64; bits++) {
 		struct pvple_target_flags f = {
 			.preempted = bits & 1, .parked = bits & 2,
@@ -688,10 +711,11 @@ static void test_classify(void)
 	ksft_test_result(!bad[1], "classify: a halted vCPU is HALTED\n");
 	ksft_test_result(!bad[2], "classify: SLEEPING only inside KVM_RUN\n");
 	ksft_test_result(!bad[3], "classify: RUNNING only when nothing else holds\n");
+	return 0;
 }
 
 /* The hypercall hook's pre-filter never drops a number decode calls ours. */
-static void test_hc_filter(void)
+static unsigned int test_hc_filter(bool run)
 {
 	static const unsigned long probe[] = {
 		0, 1, KVM_HC_KICK_CPU, KVM_HC_SCHED_YIELD, KVM_HC_SEND_IPI,
@@ -702,6 +726,8 @@ static void test_hc_filter(void)
 	unsigned long missed = 0, extra = 0, nr, i;
 	int op64;
 
+	if (!run)
+		return 3;
 	for (i = 0; i < ARRAY_SIZE(probe) + 8192; i++) {
 		nr = i < ARRAY_SIZE(probe) ? probe[i] :
 		     KVM_HC_PVPLE_BASE - 4096 + (i - ARRAY_SIZE(probe));
@@ -718,14 +744,17 @@ static void test_hc_filter(void)
 			 !pvple_hc_maybe_ours(KVM_HC_SCHED_YIELD) &&
 			 !pvple_hc_maybe_ours(KVM_HC_SEND_IPI),
 			 "hc filter: KICK_CPU, SCHED_YIELD and SEND_IPI go straight to KVM\n");
+	return 0;
 }
 
-static void test_throttle(void)
+static unsigned int test_throttle(bool run)
 {
 	const __u64 gap = 25000;
 	__u64 last = 0, now = 1000000;
 	unsigned int acted = 0, i;
 
+	if (!run)
+		return 3;
 	/* 1000 calls 1 us apart: one acted on per gap, the rest throttled. */
 	for (i = 0; i < 1000; i++, now += 1000)
 		acted += !pvple_hc_park_throttled(now, &last, gap);
@@ -738,6 +767,7 @@ static void test_throttle(void)
 	for (acted = 0, last = 0, i = 0; i < 100; i++)
 		acted += !pvple_hc_park_throttled(1000 + i, &last, 0);
 	ksft_test_result(acted == 100, "throttle: a zero gap throttles nothing\n");
+	return 0;
 }
 
 static const struct {
@@ -767,15 +797,14 @@ static const struct {
 	{ "all ones, 64-bit", ~0UL, 1, 0, PVPLE_HC_NOT_OURS },
 };
 
-int main(void)
+/* The hypercall numbers: the cases above, the range and below it. */
+static unsigned int test_hc_decode(bool run)
 {
 	unsigned long nr, bad;
 	unsigned int i;
 
-	ksft_print_header();
-	ksft_set_plan(ARRAY_SIZE(cases) + 2 + 14 + 6 + 15 + NSTEP + NWALK + 49 +
-		      NPROPS + 4 + 3 + 3 + 3);
-
+	if (!run)
+		return ARRAY_SIZE(cases) + 2;
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		enum pvple_hc_action got = pvple_hc_decode(cases[i].nr,
 							   cases[i].op_64_bit,
@@ -795,17 +824,25 @@ int main(void)
 	for (bad = 0, nr = KVM_HC_PVPLE_BASE - 4096; nr < KVM_HC_PVPLE_BASE; nr++)
 		bad += pvple_hc_decode(nr, 1, 0) != PVPLE_HC_NOT_OURS;
 	ksft_test_result(!bad, "hc_decode: no number below the range is ours\n");
+	return 0;
+}
 
-	test_rec_check();
-	test_chain_hop();
-	test_chain_step();
-	test_walks();
-	test_decide_table();
-	test_decide_properties();
-	test_classify();
-	test_hc_filter();
-	test_throttle();
-	test_irq_on();
+/* Each returns, asked with run = false, how many results it reports. */
+static unsigned int (*const tests[])(bool run) = {
+	test_hc_decode, test_rec_check, test_chain_hop, test_chain_step,
+	test_walks, test_decide_table, test_decide_properties, test_classify,
+	test_hc_filter, test_throttle, test_irq_on,
+};
 
+int main(void)
+{
+	unsigned int i, plan = 0;
+
+	ksft_print_header();
+	for (i = 0; i < ARRAY_SIZE(tests); i++)
+		plan += tests[i](false);
+	ksft_set_plan(plan);
+	for (i = 0; i < ARRAY_SIZE(tests); i++)
+		tests[i](true);
 	ksft_finished();
 }
