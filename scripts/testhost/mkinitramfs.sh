@@ -86,7 +86,7 @@ if [ -n "${PVPLE_L2:-}" ]; then
 	cp "$PVPLE_TOP/scripts/guest/l1-lib.sh" "$root/pvple/bin/"
 fi
 
-cp "$PVPLE_TOP/scripts/pvple-stat" "$root/pvple/bin/"
+cp "$PVPLE_TOP/packaging/pvple-stat" "$root/pvple/bin/"
 cp "$PVPLE_TOP/scripts/testhost/init" "$root/init"
 cp "$PVPLE_TOP"/scripts/testhost/plan-*.sh "$root/pvple/"
 chmod +x "$root/init"

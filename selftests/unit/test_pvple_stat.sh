@@ -1,5 +1,5 @@
 #!/bin/bash
-# scripts/pvple-stat against fake counter files: per-VM rates are the
+# packaging/pvple-stat against fake counter files: per-VM rates are the
 # differences over the interval divided by it, a VM new in the interval
 # counts from zero, and a VM without counters says so.  TAP.
 set -u
@@ -18,7 +18,7 @@ echo auto >"$tmp/mode"
 	"7-9 mode=off ple_exits=40 hc_park=0 yield_ok=0 yield_holder=0 parks=0 spin=0 stock=40" \
 	"8-2 mode=park counters=unavailable" >"$tmp/vms") &
 PVPLE_STAT_VMS=$tmp/vms PVPLE_STAT_MODE=$tmp/mode \
-	"$top/scripts/pvple-stat" -b -n 1 -d 2 >"$tmp/out"
+	"$top/packaging/pvple-stat" -b -n 1 -d 2 >"$tmp/out"
 wait
 row() { grep "^$1 " "$tmp/out" | awk '{ $1 = ""; print substr($0, 2) }'; }
 [ "$(row 1-5)" = "default 200 4 20 10 10 2 2 0 0 0 10" ]
