@@ -168,6 +168,26 @@ static __maybe_unused void set_rec(u32 id, u32 target, u32 role, u64 lock)
 	pvple_guest_publish_on(&guest_areas[id], target, role, lock);
 }
 
+/*
+ * Crafted records: vCPUs 1 to @n - 1 register and leave KVM_RUN (each is
+ * then a vCPU a park would wait for); then vCPU 0 runs @code's cases, in
+ * mode @mode with a 2 ms bound on a park.  vCPU 0's results come back in
+ * guest_res[0], the VM's counters in @c; the caller frees *@vmp.
+ */
+static __maybe_unused void
+run_crafted(struct __test_metadata *_metadata, int n, void *code,
+	    const char *mode, struct pvple_counts *c, struct kvm_vm **vmp)
+{
+	struct pvple_vcpu_thread t[PVPLE_MAX_VCPUS];
+
+	set_params(mode, "2000");
+	*vmp = create_vm(n, code, t, -1);
+	pvple_run_vcpus(&t[1], n - 1, TIMEOUT_S);
+	pvple_run_vcpus(t, 1, TIMEOUT_S);
+	sync_global_from_guest(*vmp, guest_res);
+	ASSERT_TRUE(pvple_vm_counts(*vmp, c));
+}
+
 /* Waits behind vCPU 0 with the park hypercall until the host says stop. */
 static __maybe_unused void guest_park_behind_0(u32 id)
 {

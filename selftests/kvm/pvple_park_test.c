@@ -200,21 +200,14 @@ static void guest_no_head_parks(u32 id)
 
 TEST_F_TIMEOUT(pvple, head_never_parks, HARNESS_TIMEOUT_S)
 {
-	struct pvple_vcpu_thread t[4];
+	u64 *r = guest_res[0];
 	struct pvple_counts c;
 	struct kvm_vm *vm;
-	u64 *r;
 	int i;
 
 	if (unsupported(false))
 		SKIP(return, "%s", unsupported(false));
-	set_params("park", "2000");
-	vm = create_vm(4, guest_no_head_parks, t, -1);
-	pvple_run_vcpus(&t[1], 3, TIMEOUT_S);
-	pvple_run_vcpus(t, 1, TIMEOUT_S);
-	sync_global_from_guest(vm, guest_res);
-	r = guest_res[0];
-	ASSERT_TRUE(pvple_vm_counts(vm, &c));
+	run_crafted(_metadata, 4, guest_no_head_parks, "park", &c, &vm);
 	ksft_print_msg("parks %lu (timeout %lu), stock %lu: stale %lu head %lu cycle %lu\n",
 		       c.parks, c.wake_timeout, c.stock, c.chain_stale,
 		       c.chain_head, c.chain_cycle);

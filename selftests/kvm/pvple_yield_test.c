@@ -277,21 +277,14 @@ static void guest_bad_chains(u32 id)
 
 TEST_F_TIMEOUT(pvple, chain_bad_hints_get_stock, HARNESS_TIMEOUT_S)
 {
-	struct pvple_vcpu_thread t[6];
+	u64 *r = guest_res[0];
 	struct pvple_counts c;
 	struct kvm_vm *vm;
-	u64 *r;
 	int i;
 
 	if (unsupported(false))
 		SKIP(return, "%s", unsupported(false));
-	set_params("yield", "2000");
-	vm = create_vm(6, guest_bad_chains, t, -1);
-	pvple_run_vcpus(&t[1], 5, TIMEOUT_S);
-	pvple_run_vcpus(t, 1, TIMEOUT_S);
-	sync_global_from_guest(vm, guest_res);
-	r = guest_res[0];
-	ASSERT_TRUE(pvple_vm_counts(vm, &c));
+	run_crafted(_metadata, 6, guest_bad_chains, "yield", &c, &vm);
 	ksft_print_msg("stale %lu cross %lu cycle %lu absent %lu deep %lu\n",
 		       c.chain_stale, c.chain_cross, c.chain_cycle,
 		       c.chain_absent, c.chain_deep);
