@@ -122,7 +122,7 @@ case_patched() {
 		[ "$(count reg_ok patched)" -ge 4 ] &&
 		[ $(($(count spin patched) + $(count yield_tried patched) + \
 		     $(count parks patched))) -ge 1 ]
-	result $? "patched guest with kvm-pvple: all vCPUs registered, records used"
+	tap_result $? "patched guest with kvm-pvple: all vCPUs registered, records used"
 }
 
 case_no_module() {
@@ -130,14 +130,14 @@ case_no_module() {
 	run_l2 no-module bzImage-pvple ""
 	insmod "$PVPLE_KO"
 	clean no-module && ! grep -q 'pvple: publishing' /tmp/no-module.log
-	result $? "patched guest without kvm-pvple: runs as before"
+	tap_result $? "patched guest without kvm-pvple: runs as before"
 }
 
 case_unpatched() {
 	run_l2 unpatched bzImage-stock ""
 	clean unpatched && [ "$(count reg_ok unpatched)" = 0 ] &&
 		[ "$(count stock unpatched)" = "$(count ple_exits unpatched)" ]
-	result $? "unpatched guest with kvm-pvple: stock handling only"
+	tap_result $? "unpatched guest with kvm-pvple: stock handling only"
 }
 
 case_hotplug() {
@@ -145,7 +145,7 @@ case_hotplug() {
 	clean hotplug && grep -q 'L2-HOTPLUG cpu1 online' /tmp/hotplug.log &&
 		[ "$(count hc_unregister hotplug)" -ge 1 ] &&
 		[ "$(count reg_ok hotplug)" -ge 5 ]
-	result $? "patched guest, CPU offline and online: registration follows"
+	tap_result $? "patched guest, CPU offline and online: registration follows"
 }
 
 case_reload() {
@@ -157,7 +157,7 @@ case_reload() {
 	clean reload && [ "$(count reg_ok reload)" -ge 1 ] &&
 		[ $(($(count spin reload) + $(count yield_tried reload) + \
 		     $(count parks reload))) -ge 1 ]
-	result $? "module reloaded under a running guest: it registers again"
+	tap_result $? "module reloaded under a running guest: it registers again"
 }
 
 for c in $cases; do
@@ -165,4 +165,4 @@ for c in $cases; do
 done
 
 keeper_stop
-[ "$failed" = 0 ]
+[ "$tap_failed" = 0 ]

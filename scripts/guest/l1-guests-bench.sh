@@ -526,10 +526,9 @@ corunner_start
 # in the emulator before /init, skipped and said so, never passed.
 outcome() {
 	if [ "$1" = 2 ]; then
-		n=$((n + 1))
-		echo "ok $n $2 # SKIP emulator: the guest stopped before /init"
+		tap_skip "$2" "emulator: the guest stopped before /init"
 	else
-		result "$1" "$2"
+		tap_result "$1" "$2"
 	fi
 }
 
@@ -559,4 +558,4 @@ if [ -z "$dry" ]; then
 	keeper_stop
 fi
 module on
-[ "$failed" = 0 ]
+[ "$tap_failed" = 0 ]

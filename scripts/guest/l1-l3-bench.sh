@@ -67,13 +67,13 @@ i=0
 while [ "$i" -lt "$rounds" ]; do
 	i=$((i + 1))
 	run none off off
-	result $? "round $i: no L3: the guest sees none"
+	tap_result $? "round $i: no L3: the guest sees none"
 	run pvple off auto
-	result $? "round $i: kvm-pvple l3_cache=auto: one L3 for cpus 0-3"
+	tap_result $? "round $i: kvm-pvple l3_cache=auto: one L3 for cpus 0-3"
 	run qemu on auto
-	result $? "round $i: QEMU l3-cache=on: its L3 kept by auto"
+	tap_result $? "round $i: QEMU l3-cache=on: its L3 kept by auto"
 done
 keeper_stop
 echo auto >"$param"
 
-[ "$failed" = 0 ]
+[ "$tap_failed" = 0 ]

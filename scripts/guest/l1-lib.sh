@@ -6,19 +6,11 @@
 #                 scripts/guest/stage-l2.sh lays them out
 QEMU=${PVPLE_QEMU:-qemu-system-x86_64 -L /pvple/qemu}
 L2_DIR=${PVPLE_L2_DIR:-/pvple/l2}
-n=0
-failed=0
-
-# result RC DESCRIPTION: one TAP line.
-result() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n $2"
-	else
-		echo "not ok $n $2"
-		failed=$((failed + 1))
-	fi
-}
+# TAP lines (tap_result, tap_skip): scripts/tap.sh, staged beside this
+# file in the test host, one directory up in the source tree.
+tap_lib=$(dirname "$0")/tap.sh
+[ -f "$tap_lib" ] || tap_lib=$(dirname "$0")/../tap.sh
+. "$tap_lib"
 
 # Multi-threaded TCG leaves stale int3s when KVM's static keys flip as the
 # VM count goes 0 <-> 1; a paused VM kept alive keeps them steady.
