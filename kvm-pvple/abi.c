@@ -10,16 +10,25 @@
 
 static bool pvple_forget(struct kvm_vcpu *vcpu, struct pvple_vm **vmp);
 
-/*
- * Runs in the vCPU's own task, in process context with kvm->srcu held: it
- * may allocate and may walk the memslots.
+/**
+ * pvple_register() - Register a vCPU's shared area (KVM_HC_PVPLE_REGISTER).
+ * @vcpu: the calling vCPU.
+ * @gpa: the guest physical address of its struct pvple_area.
+ * @version: the ABI version the guest speaks.
  *
  * Every attempt first forgets the area registered before, so that a
  * refused one leaves none (Documentation/abi.rst): a v1 kernel kexec'd on
  * a vCPU of a v2 guest must not have its memory read as v2 records.  The
  * checks then come in this order, each with its answer: the version
  * (-KVM_EOPNOTSUPP), the alignment (-KVM_EINVAL), host memory and the
- * memslot (-KVM_EFAULT).
+ * memslot (-KVM_EFAULT).  Before them all, a VM that has no state and
+ * cannot get it (no memory) answers -KVM_EFAULT too.  Once the vCPU's own
+ * state exists, that of every vCPU of the VM is allocated (pvple_vcpus_get()).
+ *
+ * Context: runs in the vCPU's own task, in process context with kvm->srcu
+ * held: it may allocate and may walk the memslots.
+ *
+ * Return: 0, or -KVM_EOPNOTSUPP, -KVM_EINVAL or -KVM_EFAULT as above.
  */
 long pvple_register(struct kvm_vcpu *vcpu, gpa_t gpa, unsigned long version)
 {
@@ -84,6 +93,17 @@ static bool pvple_forget(struct kvm_vcpu *vcpu, struct pvple_vm **vmp)
 	return true;
 }
 
+/**
+ * pvple_unregister() - Forget a vCPU's area (KVM_HC_PVPLE_UNREGISTER).
+ * @vcpu: the calling vCPU.
+ *
+ * A vCPU that had no area is counted (unreg_unknown), and answered the
+ * same.
+ *
+ * Context: the vCPU's own task, in its exit.
+ *
+ * Return: 0.
+ */
 long pvple_unregister(struct kvm_vcpu *vcpu)
 {
 	struct pvple_vm *vm;
@@ -93,10 +113,16 @@ long pvple_unregister(struct kvm_vcpu *vcpu)
 	return 0;
 }
 
-/*
+/**
+ * pvple_vcpu_reset() - Forget a vCPU's area at its INIT or RESET.
+ * @vcpu: the vCPU.
+ *
  * INIT or RESET of the vCPU (hooks.c): its area is forgotten, as KVM
  * forgets steal time; the guest registers again when it brings the CPU
- * up.  Under the vCPU's mutex: its KVM_RUN, or its VMM's ioctl.
+ * up.
+ *
+ * Context: under the vCPU's mutex: its KVM_RUN, or its VMM's ioctl.  From
+ * an ftrace callback: must not sleep.
  */
 void pvple_vcpu_reset(struct kvm_vcpu *vcpu)
 {
@@ -106,10 +132,20 @@ void pvple_vcpu_reset(struct kvm_vcpu *vcpu)
 		pvple_count(vm, PVPLE_STAT_UNREG_RESET);
 }
 
-/*
+/**
+ * pvple_read_record() - Read and check a vCPU's own record.
+ * @vcpu: the vCPU, in an exit.
+ * @pv: its state, or NULL if it has none.
+ * @rec: where to copy the record.
+ *
  * One copy of the record into host memory; everything after works on the
  * copy.  No mapping: the translation was cached at registration, and
  * KVM revalidates it when the memslots change (a deleted slot faults).
+ *
+ * Context: the vCPU's own task, kvm->srcu held; may sleep (a fault).
+ *
+ * Return: PVPLE_REC_UNREGISTERED if there is no area, PVPLE_REC_FAULT if it
+ * cannot be read, else what pvple_rec_check() says of the copy.
  */
 enum pvple_rec pvple_read_record(struct kvm_vcpu *vcpu, struct pvple_vcpu *pv,
 				 struct pvple_area *rec)
@@ -123,11 +159,16 @@ enum pvple_rec pvple_read_record(struct kvm_vcpu *vcpu, struct pvple_vcpu *pv,
 			       vcpu->kvm->arch.max_vcpu_ids);
 }
 
-/*
+/**
+ * pvple_read_other() - Read and check the record of another vCPU.
+ * @t: the other vCPU, of the spinner's VM.
+ * @tpv: its state, or NULL if it has none.
+ * @rec: where to copy the record.
+ *
  * The record of another vCPU of the VM, @t, read by a spinner that walks a
  * chain through it (spin.c).  @t may run and rewrite its record meanwhile,
  * and its @ghc is its own task's (a memslot change makes the owner refresh
- * it), so this goes by GPA instead.  Ordering:
+ * it), so this goes by GPA instead.  Ordering::
  *
  *   guest, on @t (x86: TSO)           host, spinner's task
  *   WRITE_ONCE(area->lock, L)         w1 = area->wait    (get_user: one
@@ -153,8 +194,13 @@ enum pvple_rec pvple_read_record(struct kvm_vcpu *vcpu, struct pvple_vcpu *pv,
  * Whatever is read is checked like any guest value, so a record torn by a
  * hostile guest costs what stock does.
  *
- * kvm->srcu is held: every caller is in KVM_RUN, under the read lock
- * kvm_arch_vcpu_ioctl_run() takes.
+ * Context: the spinner's task.  kvm->srcu is held: every caller is in
+ * KVM_RUN, under the read lock kvm_arch_vcpu_ioctl_run() takes.  May sleep
+ * (get_user() may fault).
+ *
+ * Return: PVPLE_REC_UNREGISTERED if @t has no area, PVPLE_REC_FAULT if it
+ * cannot be read, PVPLE_REC_TORN if @wait changed between its two loads,
+ * else what pvple_rec_check() says of the copy.
  */
 enum pvple_rec pvple_read_other(struct kvm_vcpu *t, struct pvple_vcpu *tpv,
 				struct pvple_area *rec)

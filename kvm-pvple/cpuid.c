@@ -25,6 +25,22 @@ static const enum pvple_stat pvple_l3_stat[PVPLE_NR_L3_RESULTS] = {
 	[PVPLE_L3_NO_SLOT]	= PVPLE_STAT_L3_NO_SLOT,
 };
 
+/**
+ * pvple_cpuid_set() - Apply l3_cache= to a table on its way into KVM.
+ * @vcpu: the vCPU whose CPUID is being set.
+ * @e2: KVM's own copy of the VMM's table; edited in place.
+ * @nent: the number of entries in @e2.
+ *
+ * A VM created while the module was loaded takes the l3_cache= it was
+ * created with.  Another VM is left as its VMM made it (l3_foreign), unless
+ * the vCPU has run: then the l3_cache= in force now is applied, for a VMM
+ * that repeats its table to a reloaded module.  Once the vCPU has run, the
+ * edit is undone unless every entry it changed is exactly what KVM already
+ * stores for it (l3_unmatched).  Each outcome is counted and traced.
+ *
+ * Context: on entry to kvm_set_cpuid(), from an ftrace callback (must not
+ * sleep), under the vCPU's mutex.
+ */
 void pvple_cpuid_set(struct kvm_vcpu *vcpu, struct kvm_cpuid_entry2 *e2,
 		     int nent)
 {

@@ -119,6 +119,16 @@ static const struct file_operations pvple_mode_fops = {
 	.llseek = noop_llseek,
 };
 
+/**
+ * pvple_debugfs_init() - Create the kvm-pvple debugfs directory and files.
+ * @cpuid_hooked: whether kvm_set_cpuid() is hooked, i.e. l3_cache= can do
+ *	anything; shown as cpuid_hooked in "global".
+ *
+ * Creates "global", "vms" and "mode".  Given @cpuid_hooked by main.c once
+ * the hooks are in, so that nothing here calls back up into hooks.c.
+ *
+ * Context: process context (module init).
+ */
 void pvple_debugfs_init(bool cpuid_hooked)
 {
 	pvple_debugfs_cpuid_hooked = cpuid_hooked;
@@ -129,6 +139,13 @@ void pvple_debugfs_init(bool cpuid_hooked)
 	debugfs_create_file("mode", 0200, pvple_debugfs, NULL, &pvple_mode_fops);
 }
 
+/**
+ * pvple_debugfs_exit() - Remove the kvm-pvple debugfs directory.
+ *
+ * Removes the directory and every file in it.
+ *
+ * Context: process context (module exit).
+ */
 void pvple_debugfs_exit(void)
 {
 	debugfs_remove(pvple_debugfs);

@@ -241,6 +241,16 @@ static void pvple_hook_unregister(struct pvple_hook *hook)
 	hook->registered = false;
 }
 
+/**
+ * pvple_hooks_exit() - Remove every hook, and wait for its callers to leave.
+ *
+ * Ends the parks in progress, then unregisters the hooks in the reverse of
+ * their registration order, skipping those not registered, so it also
+ * undoes a pvple_hooks_init() that failed halfway.  On return no task is
+ * in a replacement, nor on its way out of this module's text.
+ *
+ * Context: process context (module init or exit); sleeps.
+ */
 void pvple_hooks_exit(void)
 {
 	int i;
@@ -263,6 +273,17 @@ void pvple_hooks_exit(void)
 	synchronize_rcu_tasks();
 }
 
+/**
+ * pvple_hooks_init() - Hook KVM, in pvple_hooks[] order.
+ *
+ * An optional hook that this kernel cannot trace is left out.  If any other
+ * hook fails, those already in are removed again (pvple_hooks_exit()).
+ *
+ * Context: process context (module init); sleeps.
+ *
+ * Return: 0, or the negative errno of the hook that failed (-EBUSY: another
+ * IPMODIFY user, e.g. a livepatch, owns its function).
+ */
 int pvple_hooks_init(void)
 {
 	int i, ret;
@@ -277,7 +298,14 @@ int pvple_hooks_init(void)
 	return 0;
 }
 
-/* Is kvm_set_cpuid() hooked, i.e. can l3_cache= do anything? */
+/**
+ * pvple_cpuid_hooked() - Is kvm_set_cpuid() hooked?
+ *
+ * Is kvm_set_cpuid() hooked, i.e. can l3_cache= do anything?  Its hook is
+ * optional: a kernel that inlined the function has no symbol to trace.
+ *
+ * Return: true if the kvm_set_cpuid() hook is registered.
+ */
 bool pvple_cpuid_hooked(void)
 {
 	int i;

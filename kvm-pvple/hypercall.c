@@ -30,6 +30,32 @@ static void pvple_hc_count(struct kvm *kvm, enum pvple_hc_action action)
 	rcu_read_unlock();
 }
 
+/**
+ * pvple_hypercall() - Handle a hypercall: pvple's, or KVM's.
+ * @vcpu: the calling vCPU.
+ * @nr: the hypercall number.
+ * @a0: the first argument.
+ * @a1: the second argument.
+ * @a2: the third argument; no pvple call has one.
+ * @a3: the fourth argument; no pvple call has one.
+ * @op_64_bit: whether the guest issued it in 64-bit mode.
+ * @cpl: the guest's privilege level.
+ *
+ * The replacement for __kvm_emulate_hypercall(), with its arguments.  A
+ * number outside pvple's range goes to KVM untouched.  One of pvple's is
+ * counted, in KVM's per-vCPU statistic too, as stock KVM would, and
+ * dispatched to registration (abi.c) or the park (spin.c).  A 32-bit
+ * guest's @a0 and @a1 are truncated to 32 bits, as KVM does.
+ *
+ * Context: the vCPU's task, in KVM_RUN, kvm->srcu held; may sleep (a yield
+ * or a park).
+ *
+ * Return: what KVM returns for a number outside pvple's range.  For one
+ * of pvple's: -KVM_EPERM from guest user mode, PVPLE_ABI_VERSION for the
+ * probe, pvple_register()'s, pvple_unregister()'s or
+ * pvple_park_hypercall()'s result, or -KVM_ENOSYS for a number in the
+ * range that names no call.
+ */
 unsigned long pvple_hypercall(struct kvm_vcpu *vcpu, unsigned long nr,
 			      unsigned long a0, unsigned long a1,
 			      unsigned long a2, unsigned long a3,

@@ -123,6 +123,17 @@ static unsigned int l3_pkg_shift(const struct kvm_cpuid_entry2 *e, int nent,
 	return shift > L3_MAX_SHIFT ? L3_MAX_SHIFT : shift;
 }
 
+/**
+ * pvple_l3_pkg_shift() - How many APIC-id bits number a socket's vCPUs.
+ * @e: the VMM's CPUID table.
+ * @nent: the number of entries in @e.
+ *
+ * The socket as the table's topology leaves describe it: 0x1f or 0xb, else
+ * AMD's 0x80000008, else leaf 1's HTT count, else one vCPU per socket.
+ *
+ * Return: how many low APIC-id bits number the vCPUs within one socket, at
+ * most 12 (a sharing count fits 12 bits).
+ */
 unsigned int pvple_l3_pkg_shift(const struct kvm_cpuid_entry2 *e, int nent)
 {
 	return l3_pkg_shift(e, nent, l3_vendor(e, nent));
@@ -175,6 +186,24 @@ static void l3_write_subleaf(struct kvm_cpuid_entry2 *e, int nent, int k,
 	e[k].edx = 0;
 }
 
+/**
+ * pvple_l3_apply() - Describe an L3 shared by each socket, in place.
+ * @e: the VMM's CPUID table; edited in place.
+ * @nent: the number of entries in @e.
+ * @mode: the l3_cache= mode.
+ * @undo: filled with the entries changed, as they were, for
+ *	pvple_l3_revert(); empty when nothing changed.
+ *
+ * The cache leaf is 4 on Intel, 0x8000001d on AMD and Hygon.  A VMM that
+ * describes an L3 (a level-3 sub-leaf there, or on AMD a non-zero
+ * 0x80000006 EDX) is left alone in mode auto; in mode on, its L3 sub-leaf
+ * gets the socket's sharing count.  Without an L3 sub-leaf, the first null
+ * sub-leaf becomes a unified L3 of the PVPLE_L3_* shape, shared by the
+ * socket.  On AMD, a zero 0x80000006 EDX is filled in too.
+ *
+ * Return: what was done: PVPLE_L3_ADDED or PVPLE_L3_RESHARED if the table
+ * was edited, else why not.
+ */
 enum pvple_l3_result pvple_l3_apply(struct kvm_cpuid_entry2 *e, int nent,
 				    enum pvple_l3_mode mode,
 				    struct pvple_l3_undo *undo)
@@ -223,6 +252,13 @@ enum pvple_l3_result pvple_l3_apply(struct kvm_cpuid_entry2 *e, int nent,
 	return had ? PVPLE_L3_RESHARED : PVPLE_L3_ADDED;
 }
 
+/**
+ * pvple_l3_revert() - Undo pvple_l3_apply().
+ * @e: the table pvple_l3_apply() edited.
+ * @undo: what it filled in.
+ *
+ * Puts back the entries the edit changed, last first.
+ */
 void pvple_l3_revert(struct kvm_cpuid_entry2 *e,
 		     const struct pvple_l3_undo *undo)
 {
@@ -232,7 +268,19 @@ void pvple_l3_revert(struct kvm_cpuid_entry2 *e,
 		e[undo->idx[i]] = undo->old[i];
 }
 
-/* Are the entries the edit changed exactly what @stored holds for them? */
+/**
+ * pvple_l3_matches() - Does an edit reproduce what KVM already stores?
+ * @e: the table pvple_l3_apply() edited.
+ * @undo: what it filled in.
+ * @stored: the table KVM holds for the vCPU.
+ * @nstored: the number of entries in @stored.
+ *
+ * Are the entries the edit changed exactly what @stored holds for them?
+ * Each is looked up in @stored as the guest's CPUID would find it.
+ *
+ * Return: true if every changed entry is in @stored, identical; true also
+ * when nothing was changed.
+ */
 bool pvple_l3_matches(const struct kvm_cpuid_entry2 *e,
 		      const struct pvple_l3_undo *undo,
 		      const struct kvm_cpuid_entry2 *stored, int nstored)

@@ -84,7 +84,14 @@
 
 static bool pvple_shutting_down;
 
-/* Sample before reading the target's run state; see [R] above. */
+/**
+ * pvple_park_ticket() - Sample a target's run count before a park.
+ * @tpv: the state of the vCPU that would be waited behind.
+ *
+ * Sample before reading the target's run state; see [R] above.
+ *
+ * Return: the target's run count, for pvple_park().
+ */
 unsigned long pvple_park_ticket(struct pvple_vcpu *tpv)
 {
 	unsigned long runs = READ_ONCE(tpv->runs);
@@ -93,15 +100,22 @@ unsigned long pvple_park_ticket(struct pvple_vcpu *tpv)
 	return runs;
 }
 
-/*
- * Did the last directed yield reach its target?  kvm_vcpu_yield_to() > 0
- * says only that KVM made the target the next buddy of its CPU (or sent
- * that CPU a reschedule): with EEVDF the buddy is taken only while it is
- * eligible (pick_next_entity(), PICK_BUDDY).  The target's run count,
- * sampled before the yield (pvple_yield() in spin.c) and looked at again
- * at this vCPU's next exit, says whether it ran in between; -1 if there
- * was no yield to check.  Only this vCPU's task touches @yielded_*;
- * ->runs is read without ordering: a statistic.
+/**
+ * pvple_yield_reached() - Did the last directed yield reach its target?
+ * @pv: the yielding vCPU's state, or NULL if it has none.
+ *
+ * kvm_vcpu_yield_to() > 0 says only that KVM made the target the next
+ * buddy of its CPU (or sent that CPU a reschedule): with EEVDF the buddy is
+ * taken only while it is eligible (pick_next_entity(), PICK_BUDDY).  The
+ * target's run count, sampled before the yield (pvple_yield() in spin.c)
+ * and looked at again at this vCPU's next exit, says whether it ran in
+ * between.  The yield is checked once.  Only this vCPU's task touches
+ * @yielded_*; ->runs is read without ordering: a statistic.
+ *
+ * Context: the vCPU's own task.
+ *
+ * Return: 1 if the target ran, 0 if not, -1 if there was no yield to
+ * check.
  */
 int pvple_yield_reached(struct pvple_vcpu *pv)
 {
@@ -123,10 +137,16 @@ static void pvple_vcpu_ran(struct pvple_vcpu *pv)
 		swake_up_all(&pv->waiters);
 }
 
-/*
+/**
+ * pvple_vcpu_loaded() - Count a vCPU load, and wake the spinners behind it.
+ * @vcpu: the vCPU KVM loads.
+ *
  * Hot path: every vCPU load on the host.  O(1): one hash lookup of the VM,
  * one of the vCPU, then nothing for a vCPU that never registered; else a
  * store to the vCPU's own count and a barrier.
+ *
+ * Context: on entry to kvm_arch_vcpu_load(), from an ftrace callback;
+ * preemption off.
  */
 void pvple_vcpu_loaded(struct kvm_vcpu *vcpu)
 {
@@ -151,10 +171,14 @@ void pvple_vcpu_loaded(struct kvm_vcpu *vcpu)
 	trace_kvm_pvple_vcpu_load(vcpu->kvm, vcpu->vcpu_id, sched_in);
 }
 
-/*
- * Is anything waiting for the spinner in its guest?  What a halted vCPU's
- * check looks for (kvm_vcpu_has_events(), arch/x86/kvm/x86.c), as far as
- * a module can see it:
+/**
+ * pvple_event() - Is anything waiting for the spinner in its guest?
+ * @me: the spinning vCPU.
+ * @irq_on: whether its guest can take an interrupt now
+ *	(pvple_vcpu_irq_on()).
+ *
+ * What a halted vCPU's check looks for (kvm_vcpu_has_events(),
+ * arch/x86/kvm/x86.c), as far as a module can see it:
  *  - always: a pending or queued NMI or SMI (their *_allowed() checks are
  *    static calls a module cannot make: pending counts), a PV kick
  *    (pv_unhalted: the lock's unlocker says it is our turn), a queued
@@ -176,6 +200,10 @@ void pvple_vcpu_loaded(struct kvm_vcpu *vcpu)
  * guest need not run for count: KVM makes KVM_REQ_STEAL_UPDATE on every
  * load (kvm_arch_vcpu_load()), which would end any park that was
  * preempted.
+ *
+ * Context: the spinner's own task.
+ *
+ * Return: true if the guest must run to take an event.
  */
 bool pvple_event(struct kvm_vcpu *me, bool irq_on)
 {
@@ -194,20 +222,35 @@ bool pvple_event(struct kvm_vcpu *me, bool irq_on)
 			   kvm_cpu_has_interrupt(me)));
 }
 
-/* SEV-ES/SNP guests count as interruptible: policy.h, pvple_irq_on(). */
+/**
+ * pvple_vcpu_irq_on() - May a vCPU's guest take an interrupt now?
+ * @me: the vCPU.
+ *
+ * SEV-ES/SNP guests count as interruptible: policy.h, pvple_irq_on().
+ *
+ * Return: true if the guest may take an interrupt now.
+ */
 bool pvple_vcpu_irq_on(struct kvm_vcpu *me)
 {
 	return pvple_irq_on(me->arch.guest_state_protected,
 			    kvm_get_rflags(me));
 }
 
-/*
+#define PVPLE_PARK_HOPS		8	/* see pvple_park_begin() */
+
+/**
+ * pvple_park_begin() - Announce a park, unless it would close a cycle.
+ * @vm: the VM's state.
+ * @me: the spinning vCPU.
+ * @pv: its state.
+ * @target: the vCPU it would park behind.
+ *
  * Cycles of parks.  Spinner A parked behind B, B behind C, ..., and the
  * last behind A: each waits for the next one's run, and none runs until
  * its bound.  Honest records make none (a queue is a chain, and heads do
  * not park, policy.c), but stale and hostile ones can, and vCPUs that
  * decide at the same time see nothing of each other's decision.  So the
- * park is announced before anyone sleeps, and looked for afterwards:
+ * park is announced before anyone sleeps, and looked for afterwards::
  *
  *   each spinner X of a would-be cycle
  *   WRITE_ONCE(X->parked_on, its target)
@@ -223,9 +266,12 @@ bool pvple_vcpu_irq_on(struct kvm_vcpu *me)
  * bound.  Two or more of them may find it and all decline: that costs one
  * stock exit each.  A cycle longer than PVPLE_PARK_HOPS vCPUs is not
  * found; park_max_us still bounds it.
+ *
+ * Context: the spinner's own task.
+ *
+ * Return: true if the park may be taken (@pv's ->parked_on now names
+ * @target), false if it would close a cycle (->parked_on is cleared).
  */
-#define PVPLE_PARK_HOPS		8
-
 bool pvple_park_begin(struct pvple_vm *vm, struct kvm_vcpu *me,
 		      struct pvple_vcpu *pv, struct kvm_vcpu *target)
 {
@@ -249,7 +295,26 @@ bool pvple_park_begin(struct pvple_vm *vm, struct kvm_vcpu *me,
 	return true;
 }
 
-/* After pvple_park_begin() said yes. */
+/**
+ * pvple_park() - Sleep until the target runs, or until the park must end.
+ * @me: the spinning vCPU.
+ * @pv: its state.
+ * @target: the vCPU it parks behind.
+ * @tpv: @target's state, whose queue it sleeps on.
+ * @ticket: @target's run count, from pvple_park_ticket().
+ * @parked_ns: where to store how long the park lasted, in nanoseconds.
+ *
+ * After pvple_park_begin() said yes.  The park ends on the first of the
+ * causes listed above: @target's run, an event for the spinner, the bound
+ * park_max_us, or teardown (a signal, a dead VM, module unload).  At the
+ * end the park is withdrawn, and counts as a run of @me for whoever parked
+ * behind it.
+ *
+ * Context: the vCPU's task, in KVM_RUN, kvm->srcu held; sleeps, with
+ * kvm->srcu released meanwhile.
+ *
+ * Return: how the park ended.
+ */
 enum pvple_wake pvple_park(struct kvm_vcpu *me, struct pvple_vcpu *pv,
 			   struct kvm_vcpu *target, struct pvple_vcpu *tpv,
 			   unsigned long ticket, u64 *parked_ns)
@@ -307,10 +372,14 @@ enum pvple_wake pvple_park(struct kvm_vcpu *me, struct pvple_vcpu *pv,
 	return why;
 }
 
-/*
+/**
+ * pvple_park_shutdown() - End every park, now and until the hooks are gone.
+ *
  * Module unload: end the parks in progress, and make any park that starts
  * before the hooks are gone end at once.  A waiter between its decision and
  * its first check sees the flag after prepare_to_swait_exclusive().
+ *
+ * Context: takes pvple_vm_lock (pvple_vm_wake_all()).
  */
 void pvple_park_shutdown(void)
 {

@@ -4,6 +4,16 @@
 
 #include "policy.h"
 
+/**
+ * pvple_hc_decode() - Which pvple hypercall a number is, if any.
+ * @nr: the hypercall number, as the guest passed it.
+ * @op_64_bit: whether the guest issued it in 64-bit mode.
+ * @cpl: the guest's privilege level.
+ *
+ * Return: PVPLE_HC_NOT_OURS for a number outside pvple's range,
+ * PVPLE_HC_EPERM for one of pvple's from CPL > 0, PVPLE_HC_UNKNOWN for a
+ * number in the range that names no call, else the call.
+ */
 enum pvple_hc_action pvple_hc_decode(unsigned long nr, int op_64_bit, int cpl)
 {
 	/* KVM truncates a 32-bit guest's registers; so must we, identically. */
@@ -28,10 +38,14 @@ enum pvple_hc_action pvple_hc_decode(unsigned long nr, int op_64_bit, int cpl)
 	}
 }
 
-/*
- * The hypercall hook's filter, before anything else is paid: true for every
- * number pvple_hc_decode() may call ours (a 32-bit guest's number is
- * truncated there), and for few others.
+/**
+ * pvple_hc_maybe_ours() - May a hypercall number be one of pvple's?
+ * @nr: the hypercall number, as the guest passed it.
+ *
+ * The hypercall hook's filter, before anything else is paid.
+ *
+ * Return: true for every number pvple_hc_decode() may call ours (a 32-bit
+ * guest's number is truncated there), and for few others.
  */
 bool pvple_hc_maybe_ours(unsigned long nr)
 {
@@ -40,9 +54,14 @@ bool pvple_hc_maybe_ours(unsigned long nr)
 	return low >= KVM_HC_PVPLE_BASE && low < KVM_HC_PVPLE_END;
 }
 
-/*
+/**
+ * pvple_target_classify() - Run state of the vCPU a spinner waits behind.
+ * @f: what KVM says of it, each flag read once.
+ *
  * The order matters: a preempted or kicked vCPU is also still "blocking"
  * until it runs, and one of our own parks is "blocking" too.
+ *
+ * Return: the run state (policy.h).
  */
 enum pvple_target pvple_target_classify(const struct pvple_target_flags *f)
 {
@@ -65,10 +84,18 @@ enum pvple_target pvple_target_classify(const struct pvple_target_flags *f)
 	return PVPLE_TARGET_RUNNING;
 }
 
-/*
+/**
+ * pvple_rec_check() - Check a vCPU's record.
+ * @a: the record.
+ * @self_id: the vCPU's own APIC ID (vcpu_id).
+ * @max_id: the VM's bound on APIC IDs (max_vcpu_ids).
+ *
  * @a is the host's private copy of the guest's record, read once: every
  * field is checked here, on the copy, and never re-read from the guest.
  * @gen is the guest's own business and is not checked.
+ *
+ * Return: PVPLE_REC_OK for a wait behind a valid, other vCPU; else
+ * PVPLE_REC_IDLE, PVPLE_REC_NO_HOLDER, or what is wrong with the record.
  */
 enum pvple_rec pvple_rec_check(const struct pvple_area *a, __u32 self_id,
 			       __u32 max_id)
@@ -96,7 +123,13 @@ enum pvple_rec pvple_rec_check(const struct pvple_area *a, __u32 self_id,
 	return PVPLE_REC_OK;
 }
 
-/*
+/**
+ * pvple_chain_hop() - Whether the walk along a chain goes on past a vCPU.
+ * @via: how the walk reached the vCPU.
+ * @rec: the verdict on the vCPU's own record.
+ * @a: the record.
+ * @next: how the walk reaches the vCPU the record names.
+ *
  * One step of the walk: @via is how it reached a vCPU, @rec and @a what
  * that vCPU's own record says.  Both @rec and @a are the caller's checked
  * copy.  A record that says nothing usable (idle, unregistered, torn,
@@ -111,6 +144,8 @@ enum pvple_rec pvple_rec_check(const struct pvple_area *a, __u32 self_id,
  * another way (cross); a holder that waits for a second lock is the nested
  * case, and the walk follows it to that lock's holder.  @next is written
  * only for PVPLE_HOP_NEXT, and may not be @via.
+ *
+ * Return: the hop.
  */
 enum pvple_hop pvple_chain_hop(const struct pvple_link *via,
 			       enum pvple_rec rec, const struct pvple_area *a,
@@ -132,12 +167,17 @@ enum pvple_hop pvple_chain_hop(const struct pvple_link *via,
 	return PVPLE_HOP_NEXT;
 }
 
-/*
+/**
+ * pvple_chain_step() - Where the walk along a chain ends, if it ends here.
+ * @hop: what chain[@i]'s record said.
+ * @i: the index of the vCPU on the chain.
+ * @role: for PVPLE_HOP_NEXT, the role in chain[@i]'s record.
+ * @next: for PVPLE_HOP_NEXT, what the walk found of the vCPU it names.
+ * @len: where to store how many vCPUs are on the chain.
+ *
  * One step of the walk: chain[@i]'s record said @hop (pvple_chain_hop());
  * for PVPLE_HOP_NEXT, @role is that record's role (how chain[@i] relates
  * to the vCPU it names) and @next what the walk found of that vCPU.
- * Returns where the walk ends, *@len being the vCPUs on the chain then, or
- * PVPLE_CHAIN_FOLLOW (*@len = @i + 1) to go on to the named vCPU.
  *
  *  - A holder named by chain[@i] waits for the same lock again (STALE
  *    hop): it has released, and chain[@i - 1], the head that named it,
@@ -152,6 +192,9 @@ enum pvple_hop pvple_chain_hop(const struct pvple_link *via,
  *    Named as a predecessor, it is a cycle of any length: CYCLE.
  *  - PVPLE_CHAIN_MAX vCPUs, all waiting: DEEP, before the next is looked
  *    at.
+ *
+ * Return: where the walk ends, *@len being the vCPUs on the chain then, or
+ * PVPLE_CHAIN_FOLLOW (*@len = @i + 1) to go on to the named vCPU.
  */
 enum pvple_chain_end pvple_chain_step(enum pvple_hop hop, unsigned int i,
 				      __u32 role, enum pvple_next next,
@@ -227,7 +270,12 @@ static bool end_known(enum pvple_chain_end end)
 	       end == PVPLE_CHAIN_STALE;
 }
 
-/*
+/**
+ * pvple_decide() - What to do with a spinner.
+ * @in: what the decision rests on (struct pvple_spin_in, policy.h).
+ * @at: where to store the index in @in->chain of the vCPU to yield to;
+ *	0 for any other action.
+ *
  * Yields go to the vCPU nearest the holder that wants a CPU and has none:
  * the holder itself if it is preempted, else the waiter that will take the
  * lock next.  Parks go behind chain[0], the vCPU the spinner itself waits
@@ -235,6 +283,8 @@ static bool end_known(enum pvple_chain_end end)
  * holder runs and nobody on the chain is kept off a CPU, and only
  * PVPLE_SPIN_MAX times per record.  Everything else is stock: KVM's own
  * guess costs what it costs today.
+ *
+ * Return: the action.
  */
 enum pvple_action pvple_decide(const struct pvple_spin_in *in,
 			       unsigned int *at)
@@ -284,12 +334,39 @@ enum pvple_action pvple_decide(const struct pvple_spin_in *in,
 	return PVPLE_ACT_STOCK;
 }
 
+/**
+ * pvple_irq_on() - May the guest take an interrupt now?
+ * @state_protected: whether the guest's state is protected (SEV-ES,
+ *	SEV-SNP).
+ * @rflags: the guest's RFLAGS, as kvm_get_rflags() reads it.
+ *
+ * RFLAGS.IF, as kvm_get_rflags() reads it, unless the guest's state is
+ * protected (SEV-ES, SEV-SNP): KVM keeps no trustworthy RFLAGS for those
+ * (svm_get_if_flag() reads the VMCB's interrupt shadow state instead,
+ * through a static call a module cannot make), so such a guest counts as
+ * always interruptible: a pending interrupt then ends or forbids a park
+ * rather than being slept through.
+ *
+ * Return: true if the guest may take an interrupt now.
+ */
 bool pvple_irq_on(bool state_protected, unsigned long rflags)
 {
 	return state_protected || (rflags & X86_EFLAGS_IF);
 }
 
-/* True if a park hypercall at @now_ns comes too soon after the last one. */
+/**
+ * pvple_hc_park_throttled() - Is a park hypercall too soon after the last?
+ * @now_ns: the time of this call, in nanoseconds.
+ * @last_ns: when the vCPU's last yield or park from the hypercall was let
+ *	through; 0 for never.  Set to @now_ns when this one is let through.
+ * @gap_ns: the least time between two of them (park_hc_gap_us=).
+ *
+ * At most one yield or park per @gap_ns per vCPU; the others answer
+ * "running" (policy.h).  A zero gap throttles nothing.
+ *
+ * Return: true if a park hypercall at @now_ns comes too soon after the last
+ * one.
+ */
 bool pvple_hc_park_throttled(__u64 now_ns, __u64 *last_ns, __u64 gap_ns)
 {
 	if (*last_ns && now_ns - *last_ns < gap_ns)

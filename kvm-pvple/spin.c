@@ -421,11 +421,42 @@ out:
 	return ret;
 }
 
+/**
+ * pvple_on_spin() - Handle a PLE exit.
+ * @me: the spinning vCPU.
+ * @yield_to_kernel_mode: as for kvm_vcpu_on_spin(), passed on to it when
+ *	the exit gets stock handling.
+ *
+ * The replacement for kvm_vcpu_on_spin().  Reads what the spinner
+ * published, decides (policy.c), then goes back to the guest at once,
+ * yields to the vCPU it waits behind, parks until that vCPU runs, or
+ * leaves the exit to kvm_vcpu_on_spin().
+ *
+ * Context: the vCPU's task, in KVM_RUN, kvm->srcu held; may sleep (a yield
+ * or a park).
+ */
 void pvple_on_spin(struct kvm_vcpu *me, bool yield_to_kernel_mode)
 {
 	pvple_spin(me, false, yield_to_kernel_mode);
 }
 
+/**
+ * pvple_park_hypercall() - Handle the park hypercall (KVM_HC_PVPLE_PARK).
+ * @me: the calling vCPU.
+ *
+ * The same decision as a PLE exit, on the record the vCPU published, but
+ * where a PLE exit would get stock handling the call does nothing and only
+ * answers.  Its yields and parks are rate-limited per vCPU
+ * (park_hc_gap_us=), as no PLE window paces it.
+ *
+ * Context: the vCPU's task, in KVM_RUN, kvm->srcu held; may sleep (a yield
+ * or a park).
+ *
+ * Return: an enum pvple_park_result, or a negated error: -KVM_EOPNOTSUPP
+ * in mode off, -PVPLE_ENOTREG without a registered area, -KVM_EFAULT if the
+ * record cannot be read, -KVM_EINVAL for any other unusable record, or
+ * one that would close a cycle of parks.
+ */
 long pvple_park_hypercall(struct kvm_vcpu *me)
 {
 	return pvple_spin(me, true, false);

@@ -78,9 +78,17 @@ static DEFINE_PER_CPU(struct pvple_stats, pvple_global_stats);
 static DEFINE_PER_CPU(u64, pvple_untracked_events);
 static atomic64_t pvple_vm_stats_failed;
 
-/*
- * A VM's counters may be missing (their allocation failed at creation):
- * then only the global ones count, and untracked_vm_events says so.
+/**
+ * pvple_count_n() - Add to an event counter.
+ * @vm: the VM's state, or NULL for a VM that is not tracked.
+ * @stat: the counter.
+ * @n: how much to add.
+ *
+ * Adds to the global counter and to the VM's own.  A VM's counters may be
+ * missing (their allocation failed at creation): then only the global ones
+ * count, and untracked_vm_events says so.
+ *
+ * Context: any.
  */
 void pvple_count_n(struct pvple_vm *vm, enum pvple_stat stat, u64 n)
 {
@@ -93,12 +101,24 @@ void pvple_count_n(struct pvple_vm *vm, enum pvple_stat stat, u64 n)
 		this_cpu_inc(pvple_untracked_events);
 }
 
+/**
+ * pvple_count() - Count one event.
+ * @vm: the VM's state, or NULL for a VM that is not tracked.
+ * @stat: the counter.
+ *
+ * pvple_count_n() by one.
+ *
+ * Context: any.
+ */
 void pvple_count(struct pvple_vm *vm, enum pvple_stat stat)
 {
 	pvple_count_n(vm, stat, 1);
 }
 
-/*
+/**
+ * pvple_stats_alloc() - Allocate a VM's counters.
+ * @gfp: the allocation flags.
+ *
  * The VM's own state is small; its counters are one struct pvple_stats per
  * possible CPU (PVPLE_NR_STATS u64s each), so on a large host they are
  * the bulk, and at creation (an ftrace callback: atomic) they are the
@@ -106,6 +126,10 @@ void pvple_count(struct pvple_vm *vm, enum pvple_stat stat)
  * its l3_cache mode and its parks do not depend on counters -- it is
  * tracked without, counted in vm_stats_failed, and gets them at its first
  * registration (process context) if memory allows then.
+ *
+ * Context: as @gfp allows.
+ *
+ * Return: the zeroed per-CPU counters, or NULL.
  */
 struct pvple_stats __percpu *pvple_stats_alloc(gfp_t gfp)
 {
@@ -118,6 +142,11 @@ struct pvple_stats __percpu *pvple_stats_alloc(gfp_t gfp)
 	return stats;
 }
 
+/**
+ * pvple_stats_sum() - Sum per-CPU counters over every possible CPU.
+ * @pcpu: the per-CPU counters.
+ * @sum: where to store the totals; overwritten.
+ */
 void pvple_stats_sum(struct pvple_stats __percpu *pcpu,
 		     struct pvple_stats *sum)
 {
@@ -129,6 +158,15 @@ void pvple_stats_sum(struct pvple_stats __percpu *pcpu,
 			sum->v[i] += per_cpu_ptr(pcpu, cpu)->v[i];
 }
 
+/**
+ * pvple_stats_show() - Print summed counters, one per name.
+ * @m: the seq_file to print to.
+ * @sum: the totals.
+ * @sep: what goes between counters.
+ *
+ * With @sep "\n", one "<name> <value>" line per counter; otherwise
+ * "<name>=<value>" fields separated by @sep.  Ends with a newline.
+ */
 void pvple_stats_show(struct seq_file *m, struct pvple_stats *sum,
 		      const char *sep)
 {
@@ -140,7 +178,15 @@ void pvple_stats_show(struct seq_file *m, struct pvple_stats *sum,
 	seq_putc(m, '\n');
 }
 
-/* The global counters, untracked events and failed allocations. */
+/**
+ * pvple_stats_global() - Read the global counters.
+ * @sum: where to store the global counters' totals.
+ * @untracked: where to store the events counted for no VM's own counters
+ *	(untracked VMs, and VMs whose counters are missing).
+ * @stats_failed: where to store how many VMs' counters failed to allocate.
+ *
+ * The global counters, untracked events and failed allocations.
+ */
 void pvple_stats_global(struct pvple_stats *sum, u64 *untracked,
 			u64 *stats_failed)
 {

@@ -33,16 +33,33 @@ static DEFINE_SPINLOCK(pvple_vm_lock);
 /* Frees VMs after a grace period, in process context (xa_destroy()). */
 static struct workqueue_struct *pvple_free_wq;
 
-/* Under rcu_read_lock(). */
+/**
+ * pvple_vm_find() - Look up the tracked state of a VM.
+ * @kvm: the VM.
+ *
+ * One lookup in the hash table of tracked VMs.
+ *
+ * Context: under rcu_read_lock(); the result is valid until
+ * rcu_read_unlock(), unless the caller keeps the VM alive otherwise.
+ *
+ * Return: the VM's state, or NULL if it is not tracked.
+ */
 struct pvple_vm *pvple_vm_find(struct kvm *kvm)
 {
 	return rhashtable_lookup(&pvple_vm_table, &kvm, pvple_vm_params);
 }
 
-/*
+/**
+ * pvple_vm_mode() - The mode a VM's PLE exits and park calls get.
+ * @vm: the VM's state, or NULL for a VM that is not tracked.
+ *
  * The mode this VM's PLE exits and park calls get: its own, set through
  * debugfs "mode", or the module's mode= for all others.  One load of a
  * field of the VM's own state, on the PLE path.
+ *
+ * Context: any.
+ *
+ * Return: a PVPLE_MODE_* value.
  */
 int pvple_vm_mode(struct pvple_vm *vm)
 {
@@ -51,11 +68,21 @@ int pvple_vm_mode(struct pvple_vm *vm)
 	return mode >= 0 ? mode : READ_ONCE(pvple_mode);
 }
 
-/*
+/**
+ * pvple_vcpu_find() - Look up a vCPU's own state, without allocating it.
+ * @vm: the VM's state.
+ * @vcpu: the vCPU.
+ *
  * A vCPU being created is loaded and reset before KVM gives it its index
  * (kvm_vm_ioctl_create_vcpu() calls kvm_arch_vcpu_create(), which does
  * vcpu_load() and kvm_vcpu_reset(), before it sets ->vcpu_idx): until
- * then its ->vcpu_idx reads 0, and it must not be taken for vCPU 0.
+ * then its ->vcpu_idx reads 0, and it must not be taken for vCPU 0.  The
+ * state found at the index is returned only if it belongs to @vcpu.
+ *
+ * Context: any; @vm stays alive (under RCU, or a vCPU of the VM is in an
+ * exit).
+ *
+ * Return: @vcpu's state, or NULL if it has none.
  */
 struct pvple_vcpu *pvple_vcpu_find(struct pvple_vm *vm, struct kvm_vcpu *vcpu)
 {
@@ -64,7 +91,21 @@ struct pvple_vcpu *pvple_vcpu_find(struct pvple_vm *vm, struct kvm_vcpu *vcpu)
 	return pv && pv->vcpu == vcpu ? pv : NULL;
 }
 
-/* The vCPU's own state, allocated on first use; process context only. */
+/**
+ * pvple_vcpu_get() - Find or allocate a vCPU's own state.
+ * @vm: the VM's state.
+ * @vcpu: the vCPU.
+ *
+ * The vCPU's own state, allocated on first use.  Of two tasks that race to
+ * allocate it, the first store wins and the other frees its copy.  The
+ * state also goes into the VM's map by APIC ID; if that fails (no memory),
+ * pvple_vcpu_by_id() asks KVM instead.
+ *
+ * Context: process context only; may sleep.
+ *
+ * Return: @vcpu's state, or NULL if there is no memory for it or its index
+ * holds another vCPU's state (a vCPU being created, see pvple_vcpu_find()).
+ */
 struct pvple_vcpu *pvple_vcpu_get(struct pvple_vm *vm, struct kvm_vcpu *vcpu)
 {
 	struct pvple_vcpu *pv = xa_load(&vm->vcpus, vcpu->vcpu_idx), *old;
@@ -87,7 +128,12 @@ struct pvple_vcpu *pvple_vcpu_get(struct pvple_vm *vm, struct kvm_vcpu *vcpu)
 	return pv;
 }
 
-/*
+/**
+ * pvple_vcpu_by_id() - The vCPU a record names, by its APIC ID.
+ * @vm: the VM's state, or NULL for a VM that is not tracked.
+ * @kvm: the VM.
+ * @id: the APIC ID (KVM's vcpu_id).
+ *
  * The vCPU a record names, by its APIC ID (KVM's vcpu_id).  KVM's own
  * kvm_get_vcpu_by_id() walks every vCPU of the VM whenever vcpu_id is not
  * vcpu_idx, which sparse APIC IDs (QEMU topologies whose core or thread
@@ -95,6 +141,8 @@ struct pvple_vcpu *pvple_vcpu_get(struct pvple_vm *vm, struct kvm_vcpu *vcpu)
  * map of the vCPUs it has state for (all of them, once one registered:
  * pvple_vcpus_get()), and asks KVM only for the others.  @id is below
  * max_vcpu_ids (the caller clamps it).
+ *
+ * Return: the vCPU, or NULL if the VM has none with that APIC ID.
  */
 struct kvm_vcpu *pvple_vcpu_by_id(struct pvple_vm *vm, struct kvm *kvm, u32 id)
 {
@@ -103,10 +151,17 @@ struct kvm_vcpu *pvple_vcpu_by_id(struct pvple_vm *vm, struct kvm *kvm, u32 id)
 	return pv ? pv->vcpu : kvm_get_vcpu_by_id(kvm, id);
 }
 
-/*
+/**
+ * pvple_vcpus_get() - Allocate the state of every vCPU of a VM.
+ * @vm: the VM's state.
+ * @kvm: the VM.
+ *
  * State for every vCPU the VM has now, so that any of them can be waited
  * behind (a park needs the target's queue, park.c) before it registers,
- * or if it never does.  At registration: rare, process context.
+ * or if it never does.  A vCPU whose state cannot be allocated is left
+ * without.  Called at registration: rare.
+ *
+ * Context: process context; may sleep.
  */
 void pvple_vcpus_get(struct pvple_vm *vm, struct kvm *kvm)
 {
@@ -202,7 +257,18 @@ static struct pvple_vm *pvple_vm_insert(struct pvple_vm *vm, bool born)
 	return vm;
 }
 
-/* Called on entry to ftrace callbacks: must not sleep. */
+/**
+ * pvple_vm_created() - Start tracking a VM that KVM has just created.
+ * @kvm: the new VM.
+ *
+ * Allocates the VM's state, with the l3_cache= mode in force now, and
+ * inserts it; it replaces any state left at the same address by a VM whose
+ * destruction was not seen.  If the allocation fails the VM goes untracked
+ * (vm_alloc_failed), like one created before the module loaded.
+ *
+ * Context: called from an ftrace callback, on entry to
+ * kvm_arch_post_init_vm(): must not sleep.
+ */
 void pvple_vm_created(struct kvm *kvm)
 {
 	struct pvple_vm *vm = pvple_vm_alloc(kvm, GFP_ATOMIC);
@@ -214,9 +280,17 @@ void pvple_vm_created(struct kvm *kvm)
 	pvple_vm_insert(vm, true);
 }
 
-/*
+/**
+ * pvple_vm_adopt() - Find a VM's state, or start tracking the VM now.
+ * @kvm: the VM.
+ *
  * A VM that existed before the module loaded, found by its first pvple
- * registration (process context, kvm->srcu held, the VM alive).
+ * registration.  A VM already tracked is returned as it is, after a second
+ * try at the counters if they could not be allocated at its creation.
+ *
+ * Context: process context, kvm->srcu held, the VM alive; may sleep.
+ *
+ * Return: the VM's state, or NULL if there is no memory for it.
  */
 struct pvple_vm *pvple_vm_adopt(struct kvm *kvm)
 {
@@ -259,6 +333,16 @@ static void pvple_vm_unlink_free(struct pvple_vm *vm)
 	queue_rcu_work(pvple_free_wq, &vm->free_work);
 }
 
+/**
+ * pvple_vm_destroyed() - Stop tracking a VM that KVM is destroying.
+ * @kvm: the VM.
+ *
+ * Unlinks the VM's state, if it is tracked, and frees it once no RCU
+ * reader can see it.
+ *
+ * Context: called from an ftrace callback, on entry to
+ * kvm_arch_destroy_vm(): must not sleep.  Takes pvple_vm_lock.
+ */
 void pvple_vm_destroyed(struct kvm *kvm)
 {
 	struct pvple_vm *vm;
@@ -275,7 +359,13 @@ void pvple_vm_destroyed(struct kvm *kvm)
 	spin_unlock(&pvple_vm_lock);
 }
 
-/* Module unload: end every park (park.c has set its flag). */
+/**
+ * pvple_vm_wake_all() - Wake every vCPU parked in any tracked VM.
+ *
+ * Module unload: end every park (park.c has set its flag).
+ *
+ * Context: takes pvple_vm_lock.
+ */
 void pvple_vm_wake_all(void)
 {
 	struct pvple_vcpu *pv;
@@ -289,7 +379,12 @@ void pvple_vm_wake_all(void)
 	spin_unlock(&pvple_vm_lock);
 }
 
-/* The VMs' lifetime counters, for debugfs "global". */
+/**
+ * pvple_vm_lifetime() - Read the VMs' lifetime counters.
+ * @l: where to store them.
+ *
+ * The VMs' lifetime counters, for debugfs "global".
+ */
 void pvple_vm_lifetime(struct pvple_vm_lifetime *l)
 {
 	l->created = atomic64_read(&pvple_vms_created);
@@ -298,7 +393,11 @@ void pvple_vm_lifetime(struct pvple_vm_lifetime *l)
 	l->alloc_failed = atomic64_read(&pvple_vm_alloc_failed);
 }
 
-/*
+/**
+ * pvple_vm_for_each() - Call a function on every tracked VM.
+ * @fn: the function; its first argument is the VM's state.
+ * @arg: passed to @fn as its second argument.
+ *
  * Calls @fn on every tracked VM, under RCU, not pvple_vm_lock: a slow
  * reader never delays a VM's creation or end.  @fn must not sleep.
  */
@@ -312,6 +411,16 @@ void pvple_vm_for_each(void (*fn)(struct pvple_vm *vm, void *arg), void *arg)
 	rcu_read_unlock();
 }
 
+/**
+ * pvple_vm_init() - Set up the table of tracked VMs.
+ *
+ * Sets up the table and the workqueue that frees VMs' state after a grace
+ * period.
+ *
+ * Context: process context (module init); may sleep.
+ *
+ * Return: 0, or a negative errno.
+ */
 int pvple_vm_init(void)
 {
 	int ret = rhashtable_init(&pvple_vm_table, &pvple_vm_params);
@@ -326,7 +435,14 @@ int pvple_vm_init(void)
 	return 0;
 }
 
-/* Called once the hooks are gone: nothing else touches the table. */
+/**
+ * pvple_vm_exit() - Free the state of every tracked VM, and the table.
+ *
+ * Called once the hooks are gone: nothing else touches the table.
+ *
+ * Context: process context (module exit); sleeps until every VM's state
+ * is freed.
+ */
 void pvple_vm_exit(void)
 {
 	struct pvple_vm *vm, *tmp;
