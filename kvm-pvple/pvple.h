@@ -169,10 +169,6 @@ struct pvple_vm_lifetime {
 
 struct pvple_vm *pvple_vm_find(struct kvm *kvm);
 struct pvple_vm *pvple_vm_adopt(struct kvm *kvm);
-struct pvple_vcpu *pvple_vcpu_find(struct pvple_vm *vm, struct kvm_vcpu *vcpu);
-struct pvple_vcpu *pvple_vcpu_get(struct pvple_vm *vm, struct kvm_vcpu *vcpu);
-struct kvm_vcpu *pvple_vcpu_by_id(struct pvple_vm *vm, struct kvm *kvm, u32 id);
-void pvple_vcpus_get(struct pvple_vm *vm, struct kvm *kvm);
 void pvple_vm_created(struct kvm *kvm);
 void pvple_vm_destroyed(struct kvm *kvm);
 int pvple_vm_mode(struct pvple_vm *vm);
@@ -181,6 +177,12 @@ void pvple_vm_lifetime(struct pvple_vm_lifetime *l);
 void pvple_vm_for_each(void (*fn)(struct pvple_vm *vm, void *arg), void *arg);
 int pvple_vm_init(void);
 void pvple_vm_exit(void);
+
+/* vcpu.c */
+struct pvple_vcpu *pvple_vcpu_find(struct pvple_vm *vm, struct kvm_vcpu *vcpu);
+struct pvple_vcpu *pvple_vcpu_get(struct pvple_vm *vm, struct kvm_vcpu *vcpu);
+struct kvm_vcpu *pvple_vcpu_by_id(struct pvple_vm *vm, struct kvm *kvm, u32 id);
+void pvple_vcpus_get(struct pvple_vm *vm, struct kvm *kvm);
 
 /* debugfs.c */
 void pvple_debugfs_init(bool cpuid_hooked);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Per-VM state: its lifetime, and the per-vCPU state within it.
+ * Per-VM state and its lifetime; the per-vCPU state within it is vcpu.c's.
  *
  * A VM is tracked from kvm_arch_post_init_vm() to kvm_arch_destroy_vm().
  * A VM created before the module loaded is adopted when one of its vCPUs
@@ -66,110 +66,6 @@ int pvple_vm_mode(struct pvple_vm *vm)
 	int mode = vm ? READ_ONCE(vm->mode) : -1;
 
 	return mode >= 0 ? mode : READ_ONCE(pvple_mode);
-}
-
-/**
- * pvple_vcpu_find() - Look up a vCPU's own state, without allocating it.
- * @vm: the VM's state.
- * @vcpu: the vCPU.
- *
- * A vCPU being created is loaded and reset before KVM gives it its index
- * (kvm_vm_ioctl_create_vcpu() calls kvm_arch_vcpu_create(), which does
- * vcpu_load() and kvm_vcpu_reset(), before it sets ->vcpu_idx): until
- * then its ->vcpu_idx reads 0, and it must not be taken for vCPU 0.  The
- * state found at the index is returned only if it belongs to @vcpu.
- *
- * Context: any; @vm stays alive (under RCU, or a vCPU of the VM is in an
- * exit).
- *
- * Return: @vcpu's state, or NULL if it has none.
- */
-struct pvple_vcpu *pvple_vcpu_find(struct pvple_vm *vm, struct kvm_vcpu *vcpu)
-{
-	struct pvple_vcpu *pv = xa_load(&vm->vcpus, vcpu->vcpu_idx);
-
-	return pv && pv->vcpu == vcpu ? pv : NULL;
-}
-
-/**
- * pvple_vcpu_get() - Find or allocate a vCPU's own state.
- * @vm: the VM's state.
- * @vcpu: the vCPU.
- *
- * The vCPU's own state, allocated on first use.  Of two tasks that race to
- * allocate it, the first store wins and the other frees its copy.  The
- * state also goes into the VM's map by APIC ID; if that fails (no memory),
- * pvple_vcpu_by_id() asks KVM instead.
- *
- * Context: process context only; may sleep.
- *
- * Return: @vcpu's state, or NULL if there is no memory for it or its index
- * holds another vCPU's state (a vCPU being created, see pvple_vcpu_find()).
- */
-struct pvple_vcpu *pvple_vcpu_get(struct pvple_vm *vm, struct kvm_vcpu *vcpu)
-{
-	struct pvple_vcpu *pv = xa_load(&vm->vcpus, vcpu->vcpu_idx), *old;
-
-	if (pv)
-		return pv->vcpu == vcpu ? pv : NULL;
-	pv = kzalloc(sizeof(*pv), GFP_KERNEL_ACCOUNT);
-	if (!pv)
-		return NULL;
-	pv->vcpu = vcpu;
-	init_swait_queue_head(&pv->waiters);
-	old = xa_cmpxchg(&vm->vcpus, vcpu->vcpu_idx, NULL, pv,
-			 GFP_KERNEL_ACCOUNT);
-	if (old || xa_is_err(old)) {
-		kfree(pv);
-		return xa_is_err(old) ? NULL : old;
-	}
-	/* Without it (no memory), pvple_vcpu_by_id() asks KVM instead. */
-	xa_store(&vm->by_id, vcpu->vcpu_id, pv, GFP_KERNEL_ACCOUNT);
-	return pv;
-}
-
-/**
- * pvple_vcpu_by_id() - The vCPU a record names, by its APIC ID.
- * @vm: the VM's state, or NULL for a VM that is not tracked.
- * @kvm: the VM.
- * @id: the APIC ID (KVM's vcpu_id).
- *
- * The vCPU a record names, by its APIC ID (KVM's vcpu_id).  KVM's own
- * kvm_get_vcpu_by_id() walks every vCPU of the VM whenever vcpu_id is not
- * vcpu_idx, which sparse APIC IDs (QEMU topologies whose core or thread
- * counts are not powers of two) make the usual case; pvple keeps its own
- * map of the vCPUs it has state for (all of them, once one registered:
- * pvple_vcpus_get()), and asks KVM only for the others.  @id is below
- * max_vcpu_ids (the caller clamps it).
- *
- * Return: the vCPU, or NULL if the VM has none with that APIC ID.
- */
-struct kvm_vcpu *pvple_vcpu_by_id(struct pvple_vm *vm, struct kvm *kvm, u32 id)
-{
-	struct pvple_vcpu *pv = vm ? xa_load(&vm->by_id, id) : NULL;
-
-	return pv ? pv->vcpu : kvm_get_vcpu_by_id(kvm, id);
-}
-
-/**
- * pvple_vcpus_get() - Allocate the state of every vCPU of a VM.
- * @vm: the VM's state.
- * @kvm: the VM.
- *
- * State for every vCPU the VM has now, so that any of them can be waited
- * behind (a park needs the target's queue, park.c) before it registers,
- * or if it never does.  A vCPU whose state cannot be allocated is left
- * without.  Called at registration: rare.
- *
- * Context: process context; may sleep.
- */
-void pvple_vcpus_get(struct pvple_vm *vm, struct kvm *kvm)
-{
-	struct kvm_vcpu *v;
-	unsigned long i;
-
-	kvm_for_each_vcpu(i, v, kvm)
-		pvple_vcpu_get(vm, v);
 }
 
 static void pvple_vm_name(struct pvple_vm *vm, struct kvm *kvm)
