@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <asm/processor-flags.h>
+#include <linux/errno.h>
+#include <linux/kvm_para.h>
 #include <uapi/linux/kvm_pvple.h>
 
 #include "policy.h"
@@ -332,6 +334,39 @@ enum pvple_action pvple_decide(const struct pvple_spin_in *in,
 	 * of ours is certain to follow, and a spin may wait for nothing.
 	 */
 	return PVPLE_ACT_STOCK;
+}
+
+/**
+ * pvple_stock_result() - What the park hypercall answers when it acts not.
+ * @in: what pvple_decide() was given.
+ *
+ * The answer to a park call that got stock handling: nothing done, and
+ * why, so that the guest can tell a normal race from an error of its own.
+ *
+ * Return: -KVM_EOPNOTSUPP in mode off; PVPLE_PARK_RUNNING for a chain
+ * pvple will not wait on (a stale hint is a normal race, not an error) or
+ * a wait with no holder named; -KVM_EINVAL for a cycle of records or a
+ * malformed record; -PVPLE_ENOTREG without an area; PVPLE_PARK_IDLE for a
+ * record that does not wait; -KVM_EFAULT for an area the host cannot read.
+ */
+long pvple_stock_result(const struct pvple_spin_in *in)
+{
+	if (in->mode == PVPLE_MODE_OFF)
+		return -KVM_EOPNOTSUPP;
+	switch (in->rec) {
+	case PVPLE_REC_OK:
+		return in->cycle ? -KVM_EINVAL : PVPLE_PARK_RUNNING;
+	case PVPLE_REC_UNREGISTERED:
+		return -PVPLE_ENOTREG;
+	case PVPLE_REC_IDLE:
+		return PVPLE_PARK_IDLE;
+	case PVPLE_REC_NO_HOLDER:
+		return PVPLE_PARK_RUNNING;
+	case PVPLE_REC_FAULT:
+		return -KVM_EFAULT;
+	default:
+		return -KVM_EINVAL;
+	}
 }
 
 /**

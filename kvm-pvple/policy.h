@@ -183,6 +183,7 @@ enum pvple_action {
 
 enum pvple_action pvple_decide(const struct pvple_spin_in *in,
 			       unsigned int *at);
+long pvple_stock_result(const struct pvple_spin_in *in);
 
 /*
  * May the guest take an interrupt now?  RFLAGS.IF, as kvm_get_rflags()

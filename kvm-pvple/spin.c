@@ -89,31 +89,6 @@ static void pvple_count_stock(struct pvple_vm *vm,
 		pvple_count(vm, PVPLE_STAT_SPIN_LIMIT);
 }
 
-/* What the park hypercall answers when pvple will not act on the record. */
-static long pvple_stock_result(const struct pvple_spin_in *in)
-{
-	if (in->mode == PVPLE_MODE_OFF)
-		return -KVM_EOPNOTSUPP;
-	switch (in->rec) {
-	case PVPLE_REC_OK:
-		/*
-		 * A chain pvple will not wait on (a stale hint is a normal
-		 * race, not an error): nothing done.
-		 */
-		return in->cycle ? -KVM_EINVAL : PVPLE_PARK_RUNNING;
-	case PVPLE_REC_UNREGISTERED:
-		return -PVPLE_ENOTREG;
-	case PVPLE_REC_IDLE:
-		return PVPLE_PARK_IDLE;
-	case PVPLE_REC_NO_HOLDER:
-		return PVPLE_PARK_RUNNING;
-	case PVPLE_REC_FAULT:
-		return -KVM_EFAULT;
-	default:
-		return -KVM_EINVAL;
-	}
-}
-
 /* The vCPUs on a spinner's chain: [0] is the one its record names. */
 struct pvple_chain {
 	struct kvm_vcpu *vcpu[PVPLE_CHAIN_MAX];

@@ -827,11 +827,65 @@ static unsigned int test_hc_decode(bool run)
 	return 0;
 }
 
+/* The park call's answer when it acts not: one case per kind of record. */
+static const struct {
+	const char *what;
+	int mode;
+	enum pvple_rec rec;
+	bool cycle;
+	long want;
+} stock_cases[] = {
+	{ "mode off, whatever the record", PVPLE_MODE_OFF, PVPLE_REC_OK, false,
+	  -KVM_EOPNOTSUPP },
+	{ "a chain not waited on: a race", PVPLE_MODE_AUTO, PVPLE_REC_OK, false,
+	  PVPLE_PARK_RUNNING },
+	{ "a cycle of records", PVPLE_MODE_AUTO, PVPLE_REC_OK, true,
+	  -KVM_EINVAL },
+	{ "no area", PVPLE_MODE_AUTO, PVPLE_REC_UNREGISTERED, false,
+	  -PVPLE_ENOTREG },
+	{ "not waiting", PVPLE_MODE_PARK, PVPLE_REC_IDLE, false,
+	  PVPLE_PARK_IDLE },
+	{ "no holder named", PVPLE_MODE_YIELD, PVPLE_REC_NO_HOLDER, false,
+	  PVPLE_PARK_RUNNING },
+	{ "area not readable", PVPLE_MODE_AUTO, PVPLE_REC_FAULT, false,
+	  -KVM_EFAULT },
+	{ "malformed", PVPLE_MODE_AUTO, PVPLE_REC_BAD, false, -KVM_EINVAL },
+	{ "torn", PVPLE_MODE_AUTO, PVPLE_REC_TORN, false, -KVM_EINVAL },
+	{ "target out of range", PVPLE_MODE_AUTO, PVPLE_REC_TARGET_RANGE, false,
+	  -KVM_EINVAL },
+	{ "waits behind itself", PVPLE_MODE_AUTO, PVPLE_REC_TARGET_SELF, false,
+	  -KVM_EINVAL },
+	{ "target absent", PVPLE_MODE_AUTO, PVPLE_REC_TARGET_ABSENT, false,
+	  -KVM_EINVAL },
+};
+
+static unsigned int test_stock_result(bool run)
+{
+	struct pvple_spin_in in = { };
+	unsigned int i;
+	long got;
+
+	if (!run)
+		return ARRAY_SIZE(stock_cases);
+	for (i = 0; i < ARRAY_SIZE(stock_cases); i++) {
+		in.mode = stock_cases[i].mode;
+		in.rec = stock_cases[i].rec;
+		in.cycle = stock_cases[i].cycle;
+		got = pvple_stock_result(&in);
+		if (got != stock_cases[i].want)
+			ksft_print_msg("got %ld, want %ld\n", got,
+				       stock_cases[i].want);
+		ksft_test_result(got == stock_cases[i].want,
+				 "stock_result: %s\n", stock_cases[i].what);
+	}
+	return 0;
+}
+
 /* Each returns, asked with run = false, how many results it reports. */
 static unsigned int (*const tests[])(bool run) = {
 	test_hc_decode, test_rec_check, test_chain_hop, test_chain_step,
 	test_walks, test_decide_table, test_decide_properties, test_classify,
-	test_hc_filter, test_throttle, test_irq_on,
+	test_hc_filter, test_throttle, test_irq_on, test_stock_result,
 };
 
 int main(void)
