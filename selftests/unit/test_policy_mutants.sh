@@ -22,6 +22,12 @@ mutants=(
 	'the spin limit is off by one|s/in->spins < PVPLE_SPIN_MAX/in->spins <= PVPLE_SPIN_MAX/'
 	'a protected guest is not interruptible|s/return state_protected || (rflags \& X86_EFLAGS_IF);/return rflags \& X86_EFLAGS_IF;/'
 	'a stale hop is not a hop|s/if (same \&\& holder)/if (0)/'
+	'a predecessor on another lock is followed|s/if (!same \&\& !holder)/if (0)/'
+	'a hop to a vCPU that names no holder is followed|s/return PVPLE_HOP_NO_HOLDER;/return PVPLE_HOP_NEXT;/'
+	'a cross-lock chain ends as the holder|s/return PVPLE_CHAIN_CROSS;/return PVPLE_CHAIN_HOLDER;/'
+	'a chain to no holder ends as the holder|s/return PVPLE_CHAIN_NO_HOLDER;/return PVPLE_CHAIN_HOLDER;/'
+	'a vCPU not waiting ends as no holder|/case PVPLE_HOP_END:/{n;s/PVPLE_CHAIN_HOLDER/PVPLE_CHAIN_NO_HOLDER/}'
+	'a park call in a cycle answers running|s/return in->cycle ? -KVM_EINVAL : PVPLE_PARK_RUNNING;/return PVPLE_PARK_RUNNING;/'
 )
 cflags=(-include stdbool.h -O1 -w -I"$top/include" -I"$top/kvm-pvple" -I"${KSRC:?KSRC: a 6.12 source tree is needed}/tools/testing/selftests")
 echo "TAP version 13"
