@@ -89,7 +89,9 @@ fi
 
 was=off
 [ -d /sys/module/kvm_pvple ] && was=on
+# All eight configurations on real hardware, where a ple guest finishes.
 bench() {
+	GB_CONFIGS=${GB_CONFIGS:-ple,anchor,anchor2,gyield,pvple,series,under,underpv} \
 	PVPLE_QEMU="taskset -c $cpus qemu-system-x86_64" PVPLE_L2_DIR=$l2 \
 	PVPLE_KO=$PVPLE_TOP/kvm-pvple.ko GB_CPU=${GB_CPU:-host} \
 	GB_CPUS=${GB_CPUS:-$cpulist} \

@@ -153,9 +153,11 @@ GB_DRY=1 GB_CPUS=0,1 sh "$l1" >"$tmp/l1plan" 2>&1
 check "pinning: the co-runner's vCPU i on CPU i mod 2" \
 	grep -qx '# would pin co-runner (vCPU:CPU): 0:0 1:1' "$tmp/l1plan"
 check "pinning: the lock guest's vCPU i on CPU i mod 2, in every run" \
-	[ "$(grep -c '^# would pin lock guest (vCPU:CPU): 0:0 1:1 2:0 3:1$' "$tmp/l1plan")" = 48 ]
-check "the setup line the table reads" \
-	grep -qx '# gb-setup tier=B cpus=2 vcpus=4 hogs=2 under=2 blocks=8 pin=1 configs=ple,anchor,anchor2,gyield,pvple,series,under,underpv' "$tmp/l1plan"
+	[ "$(grep -c '^# would pin lock guest (vCPU:CPU): 0:0 1:1 2:0 3:1$' "$tmp/l1plan")" = 24 ]
+check "the setup line the table reads: six configurations by default" \
+	grep -qx '# gb-setup tier=B cpus=2 vcpus=4 hogs=2 under=2 blocks=6 pin=1 configs=anchor,anchor2,pvple,series,under,underpv' "$tmp/l1plan"
+check "the default design: 36 runs, 6 blocks of the 6 configurations" \
+	[ "$(grep -c '^ok [0-9]* block [1-6]: \(anchor\|anchor2\|pvple\|series\|under\|underpv\)$' "$tmp/l1plan")" = 36 ]
 GB_DRY=1 GB_CPUS=0,1 GB_PIN=0 GB_CONFIGS=anchor,pvple,under sh "$l1" >"$tmp/l1nopin" 2>&1
 check "GB_PIN=0 pins nothing" \
 	sh -c "! grep -q 'would pin' '$tmp/l1nopin' && grep -q '^# not pinned: lock guest' '$tmp/l1nopin'"
