@@ -485,20 +485,23 @@ check "older results: rounds as blocks, the fair share from the header" \
 	       grep -qx '2.000 \[2.000, 2.000\] 3/3 - 1.000'"
 
 ### L0's steal recorder
+# Paced in seconds, not tenths: the recorder looks every 0.1 s, and on a
+# loaded 2-core machine (CI, a bench running) half a second between two
+# steps was sometimes less than one look (seen twice, 2026-12-01).
 
 printf 'cpu  100 0 100 800 0 0 0 0 0 0\n' >"$tmp/stat"
 STEAL_STAT=$tmp/stat STEAL_PERIOD=0.1 "$top/scripts/guest/steal-rec.sh" "$tmp/res" >"$tmp/steal" 2>&1 &
 srec=$!
-sleep 0.4
+sleep 1.5
 printf '# wl-begin cfg=pvple block=3 wl=dbench up=12.5\r\n' >"$tmp/res"
-sleep 0.5
+sleep 1.5
 # 100 of 1000 ticks stolen since
 printf 'cpu  150 0 150 1600 0 0 0 100 0 0\n' >"$tmp/stat"
-sleep 0.5
+sleep 1.5
 printf '# cfg=pvple block=3 wl=dbench value=33.5 up0=12.5 up1=20.1 hograte=5\r\n' >>"$tmp/res"
-sleep 0.5
+sleep 1.5
 : >"$tmp/res"
-sleep 0.5
+sleep 1.5
 kill "$srec"
 wait "$srec" 2>/dev/null
 check "steal-rec: steal over the workload, per workload, keyed as the run" \
