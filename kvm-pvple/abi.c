@@ -17,12 +17,16 @@ static bool pvple_forget(struct kvm_vcpu *vcpu, struct pvple_vm **vmp);
  * @version: the ABI version the guest speaks.
  *
  * Every attempt first forgets the area registered before, so that a
- * refused one leaves none (Documentation/abi.rst): a v1 kernel kexec'd on
- * a vCPU of a v2 guest must not have its memory read as v2 records.  The
+ * refused one leaves none (Documentation/abi.rst): a v2 kernel kexec'd on
+ * a vCPU of a v3 guest must not have its memory read as v3 records.  The
  * checks then come in this order, each with its answer: the version
  * (-KVM_EOPNOTSUPP), the alignment (-KVM_EINVAL), host memory and the
- * memslot (-KVM_EFAULT).  Before them all, a VM that has no state and
- * cannot get it (no memory) answers -KVM_EFAULT too.  Once the vCPU's own
+ * memslot (-KVM_EFAULT), the registration fields read from the area --
+ * the slow-path range and the preemption count's alignment (-KVM_EINVAL,
+ * pvple_reg_check()) -- and the preemption count's memslot (-KVM_EFAULT).
+ * Before them all, a VM that has no state and cannot get it (no memory)
+ * answers -KVM_EFAULT too.  The registration fields are read once, here:
+ * the guest changes them by registering again.  Once the vCPU's own
  * state exists, that of every vCPU of the VM is allocated (pvple_vcpus_get()).
  *
  * Context: runs in the vCPU's own task, in process context with kvm->srcu
@@ -32,7 +36,8 @@ static bool pvple_forget(struct kvm_vcpu *vcpu, struct pvple_vm **vmp);
  */
 long pvple_register(struct kvm_vcpu *vcpu, gpa_t gpa, unsigned long version)
 {
-	struct gfn_to_hva_cache ghc;
+	struct gfn_to_hva_cache ghc, preempt_ghc = { };
+	struct pvple_area area;
 	struct pvple_vcpu *pv;
 	struct pvple_vm *vm;
 	bool had;
@@ -61,10 +66,29 @@ long pvple_register(struct kvm_vcpu *vcpu, gpa_t gpa, unsigned long version)
 		pvple_count(vm, PVPLE_STAT_REG_BAD_GPA);
 		return -KVM_EFAULT;
 	}
+	if (kvm_read_guest_cached(vcpu->kvm, &ghc, &area, sizeof(area))) {
+		pvple_count(vm, PVPLE_STAT_REG_BAD_GPA);
+		return -KVM_EFAULT;
+	}
+	if (pvple_reg_check(&area) != PVPLE_REG_OK) {
+		pvple_count(vm, PVPLE_STAT_REG_BAD_FIELDS);
+		return -KVM_EINVAL;
+	}
+	if (area.preempt_gpa &&
+	    kvm_gfn_to_hva_cache_init(vcpu->kvm, &preempt_ghc,
+				      area.preempt_gpa, sizeof(u32))) {
+		pvple_count(vm, PVPLE_STAT_REG_BAD_GPA);
+		return -KVM_EFAULT;
+	}
 	/* Registering again (reboot, kexec, lost host state) replaces. */
 	if (had)
 		pvple_count(vm, PVPLE_STAT_REG_REPLACED);
 	pv->ghc = ghc;
+	/* Only this vCPU's own exits read these (pvple_spin()). */
+	pv->text_start = area.text_start;
+	pv->text_end = area.text_end;
+	pv->preempt_gpa = area.preempt_gpa;
+	pv->preempt_ghc = preempt_ghc;
 	WRITE_ONCE(pv->gpa, gpa);
 	/* The GPA before the flag: pairs with pvple_read_other(). */
 	smp_store_release(&pv->registered, true);

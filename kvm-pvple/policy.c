@@ -126,6 +126,44 @@ enum pvple_rec pvple_rec_check(const struct pvple_area *a, __u32 self_id,
 }
 
 /**
+ * pvple_reg_check() - Check the registration fields of an area (ABI v3).
+ * @a: a copy of the area, as the guest left it at KVM_HC_PVPLE_REGISTER.
+ *
+ * The slow-path range must hold at least one byte; the preemption count,
+ * if the guest gives one, must be a 4-aligned 32-bit word (so it lies in
+ * one page).  Neither is trusted beyond that: a range that covers more
+ * than the slow path only lets the guest's own records be acted on more
+ * often, and the count is read as any guest value.
+ *
+ * Return: PVPLE_REG_OK, or what is wrong.
+ */
+enum pvple_reg pvple_reg_check(const struct pvple_area *a)
+{
+	if (a->text_start >= a->text_end)
+		return PVPLE_REG_BAD_TEXT;
+	if (a->preempt_gpa & 3)
+		return PVPLE_REG_BAD_PREEMPT;
+	return PVPLE_REG_OK;
+}
+
+/**
+ * pvple_in_slowpath() - Is a PLE exit's RIP in the registered slow path?
+ * @rip: the spinner's linear RIP (0 for a guest whose state is protected).
+ * @text_start: the first byte of the range the vCPU registered.
+ * @text_end: one past its last byte.
+ *
+ * A PLE exit elsewhere -- an interrupt or NMI handler that spins while
+ * the record of the context it interrupted is still live, a udelay() --
+ * is not the wait the record describes.
+ *
+ * Return: true if @rip is in [@text_start, @text_end).
+ */
+bool pvple_in_slowpath(__u64 rip, __u64 text_start, __u64 text_end)
+{
+	return rip >= text_start && rip < text_end;
+}
+
+/**
  * pvple_chain_hop() - Whether the walk along a chain goes on past a vCPU.
  * @via: how the walk reached the vCPU.
  * @rec: the verdict on the vCPU's own record.

@@ -37,11 +37,22 @@ enum pvple_rec {
 	PVPLE_REC_TARGET_RANGE,	/* target id outside the VM's id space */
 	PVPLE_REC_TARGET_SELF,	/* waits behind itself */
 	PVPLE_REC_NO_HOLDER,	/* waiting on a lock, holder not known */
+	PVPLE_REC_OUTSIDE,	/* PLE exit outside the registered slow path */
 	PVPLE_NR_REC
 };
 
 enum pvple_rec pvple_rec_check(const struct pvple_area *a, __u32 self_id,
 			       __u32 max_id);
+bool pvple_in_slowpath(__u64 rip, __u64 text_start, __u64 text_end);
+
+/* What registration finds in the area's registration fields (ABI v3). */
+enum pvple_reg {
+	PVPLE_REG_OK,
+	PVPLE_REG_BAD_TEXT,	/* an empty or inverted slow-path range */
+	PVPLE_REG_BAD_PREEMPT,	/* a preemption count not 4-aligned */
+};
+
+enum pvple_reg pvple_reg_check(const struct pvple_area *a);
 
 /*
  * The chain.  A spinner's record names a vCPU (the lock holder, or the

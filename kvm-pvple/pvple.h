@@ -62,6 +62,7 @@ enum pvple_stat {
 	PVPLE_STAT_REC_TARGET_ABSENT,
 	PVPLE_STAT_REC_CYCLE,
 	PVPLE_STAT_REC_NO_HOLDER,
+	PVPLE_STAT_REC_OUTSIDE,
 	PVPLE_STAT_CHAIN_HOPS,
 	PVPLE_STAT_CHAIN_NO_HOLDER,
 	PVPLE_STAT_CHAIN_DEEP,
@@ -81,6 +82,7 @@ enum pvple_stat {
 	PVPLE_STAT_REG_BAD_VERSION,
 	PVPLE_STAT_REG_UNALIGNED,
 	PVPLE_STAT_REG_BAD_GPA,
+	PVPLE_STAT_REG_BAD_FIELDS,
 	PVPLE_STAT_REG_NOMEM,
 	PVPLE_STAT_UNREG_UNKNOWN,
 	PVPLE_STAT_UNREG_RESET,
@@ -105,8 +107,9 @@ struct pvple_stats {
 
 /*
  * One per vCPU of a VM in which a vCPU registered; lives as long as its
- * VM.  Only the vCPU's own task touches @ghc, @spin_wait, @spins and @yielded_*
- * (registration, and reads of its own record, happen in its own exits);
+ * VM.  Only the vCPU's own task touches @ghc, @text_*, @preempt_*,
+ * @spin_wait, @spins and @yielded_* (registration, and reads of its own
+ * record, happen in its own exits);
  * @gpa and @registered are written there too, and read by the other vCPUs
  * of the VM that walk a chain through this one (abi.c: release/acquire).
  * @parked_on and @runs are written under the vCPU's mutex (its KVM_RUN,
@@ -117,6 +120,9 @@ struct pvple_vcpu {
 	struct kvm_vcpu *vcpu;		/* whose state this is */
 	struct gfn_to_hva_cache ghc;
 	gpa_t gpa;
+	u64 text_start, text_end;	/* the registered slow path */
+	gpa_t preempt_gpa;		/* its preemption count, or 0 */
+	struct gfn_to_hva_cache preempt_ghc;
 	bool registered;
 	struct kvm_vcpu *parked_on;
 	unsigned long runs;		/* loads and park exits, park.c */

@@ -11,7 +11,7 @@
 #include "pvple_trace.h"
 
 /* pvple_trace.h's symbol tables end at these: a new last constant fails. */
-static_assert(PVPLE_REC_NO_HOLDER + 1 == PVPLE_NR_REC);
+static_assert(PVPLE_REC_OUTSIDE + 1 == PVPLE_NR_REC);
 static_assert(PVPLE_CHAIN_HEAD + 1 == PVPLE_NR_CHAIN_ENDS);
 static_assert(PVPLE_TARGET_SLEEPING + 1 == PVPLE_NR_TARGETS);
 static_assert(PVPLE_ACT_PARK + 1 == PVPLE_NR_ACTIONS);
@@ -28,6 +28,7 @@ static const enum pvple_stat pvple_rec_stat[PVPLE_NR_REC] = {
 	[PVPLE_REC_TARGET_RANGE]	= PVPLE_STAT_REC_TARGET_RANGE,
 	[PVPLE_REC_TARGET_SELF]		= PVPLE_STAT_REC_TARGET_SELF,
 	[PVPLE_REC_NO_HOLDER]		= PVPLE_STAT_REC_NO_HOLDER,
+	[PVPLE_REC_OUTSIDE]		= PVPLE_STAT_REC_OUTSIDE,
 };
 
 static const enum pvple_stat pvple_end_stat[PVPLE_NR_CHAIN_ENDS] = {
@@ -309,6 +310,16 @@ static long pvple_spin(struct kvm_vcpu *me, bool from_hc,
 	o.prev_reached = pvple_yield_reached(pv);
 
 	in->rec = pvple_read_record(me, pv, &rec);
+	/*
+	 * A PLE exit is acted on only inside the slow path the guest
+	 * registered (abi.rst): elsewhere the record may be that of a context
+	 * an interrupt handler interrupted.  The park call asks explicitly.
+	 */
+	if (!from_hc &&
+	    (in->rec == PVPLE_REC_OK || in->rec == PVPLE_REC_NO_HOLDER) &&
+	    !pvple_in_slowpath(kvm_get_linear_rip(me), pv->text_start,
+			       pv->text_end))
+		in->rec = PVPLE_REC_OUTSIDE;
 	if (in->rec == PVPLE_REC_OK) {
 		id = array_index_nospec(PVPLE_WAIT_TARGET(rec.wait),
 					me->kvm->arch.max_vcpu_ids);

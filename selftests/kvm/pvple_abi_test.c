@@ -305,13 +305,13 @@ static void guest_hostile(u32 id)
 		GUEST_DONE();
 		return;
 	}
-	r[0] = pvple_guest_register(gpa | 8);
-	r[1] = pvple_guest_register(1ULL << 45);
+	r[0] = pvple_guest_register(a, gpa | 8);
+	r[1] = pvple_guest_register(a, 1ULL << 45);
 	r[2] = kvm_hypercall(KVM_HC_PVPLE_REGISTER, gpa, PVPLE_ABI_VERSION + 1,
 			     0, 0);
 	r[3] = pvple_guest_park();
-	r[4] = pvple_guest_register(gpa);
-	r[5] = pvple_guest_register(gpa);
+	r[4] = pvple_guest_register(a, gpa);
+	r[5] = pvple_guest_register(a, gpa);
 	r[6] = pvple_guest_park();
 	pvple_guest_publish(a, 0xffffffff, PVPLE_ROLE_HOLDER);
 	r[7] = pvple_guest_park();
@@ -331,7 +331,7 @@ static void guest_hostile(u32 id)
 	r[13] = kvm_hypercall(KVM_HC_PVPLE_UNREGISTER, 0, 0, 0, 0);
 	r[14] = kvm_hypercall(KVM_HC_PVPLE_UNREGISTER, 0, 0, 0, 0);
 	for (i = 0; i < 1000; i++) {
-		storm_failed += pvple_guest_register(gpa) != 0;
+		storm_failed += pvple_guest_register(a, gpa) != 0;
 		storm_failed += kvm_hypercall(KVM_HC_PVPLE_UNREGISTER, 0, 0, 0,
 					      0) != 0;
 	}
@@ -341,9 +341,25 @@ static void guest_hostile(u32 id)
 	r[17] = kvm_hypercall(KVM_HC_PVPLE_REGISTER, gpa, 1, 0, 0);
 	r[18] = kvm_hypercall(KVM_HC_PVPLE_PROBE, 0, 0, 0, 0);
 	/* A refused registration drops the area registered before it. */
-	r[19] = pvple_guest_register(gpa);
+	r[19] = pvple_guest_register(a, gpa);
 	r[20] = kvm_hypercall(KVM_HC_PVPLE_REGISTER, gpa, 1, 0, 0);
 	r[21] = pvple_guest_park();
+	/* A v2 area on this v3 host: refused, as a v1 one is. */
+	r[22] = kvm_hypercall(KVM_HC_PVPLE_REGISTER, gpa, 2, 0, 0);
+	/* ABI v3's registration fields. */
+	r[23] = pvple_guest_register_text(a, gpa, 0x1000, 0x1000);
+	r[24] = pvple_guest_register_text(a, gpa, 0x2000, 0x1000);
+	WRITE_ONCE(a->text_start, (u64)__executable_start);
+	WRITE_ONCE(a->text_end, (u64)etext);
+	WRITE_ONCE(a->preempt_gpa, gpa + 2);
+	r[25] = kvm_hypercall(KVM_HC_PVPLE_REGISTER, gpa, PVPLE_ABI_VERSION,
+			      0, 0);
+	WRITE_ONCE(a->preempt_gpa, 1ULL << 45);
+	r[26] = kvm_hypercall(KVM_HC_PVPLE_REGISTER, gpa, PVPLE_ABI_VERSION,
+			      0, 0);
+	WRITE_ONCE(a->preempt_gpa, gpa + 8);
+	r[27] = kvm_hypercall(KVM_HC_PVPLE_REGISTER, gpa, PVPLE_ABI_VERSION,
+			      0, 0);
 	GUEST_DONE();
 }
 
@@ -384,16 +400,23 @@ TEST_F_TIMEOUT(pvple, hostile_input, HARNESS_TIMEOUT_S)
 	ASSERT_EQ(r[15], 0);			/* register/unregister storm */
 	ASSERT_EQ(r[16], (u64)-PVPLE_ENOTREG);	/* park after unregistering */
 	ASSERT_EQ(r[17], (u64)-KVM_EOPNOTSUPP);	/* v1 area: refused */
-	ASSERT_EQ(r[18], 2);			/* what a v1 guest probes */
+	ASSERT_EQ(r[18], PVPLE_ABI_VERSION);	/* what an old guest probes */
 	ASSERT_EQ(r[19], 0);
 	ASSERT_EQ(r[20], (u64)-KVM_EOPNOTSUPP);
 	ASSERT_EQ(r[21], (u64)-PVPLE_ENOTREG);	/* the old area is gone */
+	ASSERT_EQ(r[22], (u64)-KVM_EOPNOTSUPP);	/* v2 area: refused */
+	ASSERT_EQ(r[23], (u64)-KVM_EINVAL);	/* empty slow-path range */
+	ASSERT_EQ(r[24], (u64)-KVM_EINVAL);	/* inverted range */
+	ASSERT_EQ(r[25], (u64)-KVM_EINVAL);	/* preempt count unaligned */
+	ASSERT_EQ(r[26], (u64)-KVM_EFAULT);	/* ... outside every memslot */
+	ASSERT_EQ(r[27], 0);			/* ... in the area's page */
 
 	ASSERT_TRUE(pvple_vm_counts(vm, &c));
 	ASSERT_EQ(c.reg_unaligned, 1);
-	ASSERT_EQ(c.reg_bad_gpa, 1);
-	ASSERT_EQ(c.reg_bad_version, 3);
-	ASSERT_EQ(c.reg_ok, 3 + 1000);
+	ASSERT_EQ(c.reg_bad_gpa, 2);
+	ASSERT_EQ(c.reg_bad_version, 4);
+	ASSERT_EQ(c.reg_bad_fields, 3);
+	ASSERT_EQ(c.reg_ok, 4 + 1000);
 	ASSERT_EQ(c.reg_replaced, 1);
 	ASSERT_EQ(c.rec_unregistered, 3);
 	ASSERT_EQ(c.rec_idle, 1);
@@ -417,6 +440,93 @@ TEST_F_TIMEOUT(pvple, hostile_input, HARNESS_TIMEOUT_S)
 	kvm_vm_free(other);
 }
 
+/*
+ * ABI v3: a PLE exit is acted on only inside the slow path the vCPU
+ * registered.  vCPU 0 registers just the PAUSE loop of guest_spin_inside()
+ * (its labels; one call site, never inlined, so they are defined once),
+ * and spins on the same record first outside it, then inside it; the
+ * vCPU its record names (1) has left KVM_RUN, so that inside, a park
+ * behind it is what auto mode does (bounded by park_max_us, 50 us here).
+ * 2^17 PAUSEs a phase: a few PLE exits where the pause filter counts (its
+ * window grows to 65535), one per PAUSE where every PAUSE exits (about
+ * 45 us each under TCG, plus the park inside).
+ */
+#define RANGE_PAUSES	BIT(17)
+
+static noinline void guest_spin_inside(u64 n)
+{
+	asm volatile(".globl pvple_inside_start\n"
+		     "pvple_inside_start:\n"
+		     "1:	pause\n"
+		     "	dec %0\n"
+		     "	jnz 1b\n"
+		     ".globl pvple_inside_end\n"
+		     "pvple_inside_end:\n"
+		     : "+r" (n) : : "memory");
+}
+
+static noinline void guest_spin_outside(u64 n)
+{
+	u64 i;
+
+	for (i = 0; i < n; i++)
+		asm volatile("pause" ::: "memory");
+}
+
+static void guest_slowpath_range(u32 id)
+{
+	struct pvple_area *a = &guest_areas[id];
+
+	GUEST_ASSERT_EQ(pvple_guest_register_text(a, guest_area_gpa[id],
+						  (u64)pvple_inside_start,
+						  (u64)pvple_inside_end),
+			0);
+	if (id) {
+		GUEST_DONE();
+		return;
+	}
+	pvple_guest_publish(a, 1, PVPLE_ROLE_PREDECESSOR);
+	guest_spin_outside(RANGE_PAUSES);
+	GUEST_SYNC(1);
+	guest_spin_inside(RANGE_PAUSES);
+	pvple_guest_clear(a);
+	GUEST_DONE();
+}
+
+TEST_F_TIMEOUT(pvple, ple_outside_slow_path_gets_stock, HARNESS_TIMEOUT_S)
+{
+	struct pvple_vcpu_thread t[2];
+	struct pvple_counts out, in;
+	struct kvm_vm *vm;
+	struct ucall uc;
+
+	if (unsupported(true))
+		SKIP(return, "%s", unsupported(true));
+	set_params("auto", "50");
+	vm = create_vm(2, guest_slowpath_range, t, -1);
+	pvple_run_vcpus(&t[1], 1, TIMEOUT_S);
+	vcpu_run(t[0].vcpu);
+	ASSERT_EQ(get_ucall(t[0].vcpu, &uc), UCALL_SYNC);
+	ASSERT_TRUE(pvple_vm_counts(vm, &out));
+	vcpu_run(t[0].vcpu);
+	ASSERT_EQ(get_ucall(t[0].vcpu, &uc), UCALL_DONE);
+	ASSERT_TRUE(pvple_vm_counts(vm, &in));
+	ksft_print_msg("outside: %lu PLE exits, %lu outside; inside: %lu, %lu parks\n",
+		       out.ple_exits, out.rec_outside,
+		       in.ple_exits - out.ple_exits, in.parks);
+
+	/* Outside the range: every PLE exit stock, counted as such. */
+	ASSERT_GT(out.ple_exits, 0);
+	ASSERT_EQ(out.rec_outside, out.ple_exits);
+	ASSERT_EQ(out.stock, out.ple_exits);
+	ASSERT_EQ(out.parks + out.yield_tried + out.spin, 0);
+	/* Inside it, the same record is acted on. */
+	ASSERT_GT(in.ple_exits, out.ple_exits);
+	ASSERT_EQ(in.rec_outside, out.rec_outside);
+	ASSERT_GT(in.parks, 0);
+	kvm_vm_free(vm);
+}
+
 /* The area lives in its own memslot, which the host deletes under it. */
 #define AREA_SLOT	10
 #define AREA_GPA	(3ULL << 30)
@@ -430,7 +540,7 @@ static void guest_area_in_slot(u32 id)
 		GUEST_DONE();
 		return;
 	}
-	GUEST_ASSERT_EQ(pvple_guest_register(AREA_GPA), 0);
+	GUEST_ASSERT_EQ(pvple_guest_register(a, AREA_GPA), 0);
 	pvple_guest_publish(a, 1, PVPLE_ROLE_HOLDER);
 	GUEST_SYNC(1);
 	/* The slot is gone: the record must not be read, nor anything else. */

@@ -54,7 +54,7 @@ static void guest_lock_bench(u32 id)
 {
 	struct pvple_area *a = &guest_areas[id];
 
-	if (pvple_guest_register(guest_area_gpa[id]))
+	if (pvple_guest_register(a, guest_area_gpa[id]))
 		a = NULL;	/* stock host: the lock publishes nothing */
 	while (!READ_ONCE(guest_stop)) {
 		pvple_ticket_lock(&guest_lock, id, a, false);
@@ -75,7 +75,7 @@ static void guest_exit_cost(u32 id)
 {
 	u64 i;
 
-	pvple_guest_register(guest_area_gpa[0]);
+	pvple_guest_register(&guest_areas[0], guest_area_gpa[0]);
 	for (i = 0; i < guest_pauses; i++)
 		asm volatile("pause" ::: "memory");
 	GUEST_DONE();

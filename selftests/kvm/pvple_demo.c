@@ -31,7 +31,7 @@ static void guest_lock_loop(u32 id)
 	u64 i;
 	int j;
 
-	if (pvple_guest_register(guest_area_gpa[id]))
+	if (pvple_guest_register(a, guest_area_gpa[id]))
 		a = NULL;	/* stock host: nothing to publish to */
 	for (i = 0; i < guest_iters; i++) {
 		pvple_ticket_lock(&guest_lock, id, a, false);

@@ -116,6 +116,13 @@ static void guest_fuzz(u32 id)
 			gpa = (r >> 3) % 4 == 0 ? FLAP_GPA + 64 * id :
 			      (r >> 3) % 4 == 1 ? next(&s) :
 			      guest_area_gpa[id];
+			/* Own area: mostly a good range, now and then junk. */
+			a->text_start = (r >> 9) % 8 ? (u64)__executable_start :
+					next(&s);
+			a->text_end = (r >> 12) % 8 ? (u64)etext : next(&s);
+			a->preempt_gpa = (r >> 15) % 4 ? 0 :
+					 (r >> 17) % 2 ? guest_area_gpa[id] + 8 :
+					 next(&s);
 			ret = kvm_hypercall(KVM_HC_PVPLE_REGISTER, gpa,
 					    (r >> 5) % 8 ? PVPLE_ABI_VERSION :
 					    pick_u32(next(&s)), 0, 0);
@@ -154,6 +161,24 @@ static void guest_fuzz(u32 id)
 		WRITE_ONCE(guest_ops[id], guest_ops[id] + 1);
 	}
 	GUEST_DONE();
+}
+
+/*
+ * The flapping slot, with registration fields (ABI v3) the host accepts in
+ * each vCPU's 64 bytes of it, so that registering there can succeed.
+ */
+static void flap_add(struct kvm_vm *vm)
+{
+	struct pvple_area *fa;
+	int i;
+
+	vm_userspace_mem_region_add(vm, VM_MEM_SRC_ANONYMOUS, FLAP_GPA,
+				    FLAP_SLOT, 1, 0);
+	for (i = 0; i < NR_VCPUS; i++) {
+		fa = addr_gpa2hva(vm, FLAP_GPA + PVPLE_AREA_ALIGN * i);
+		fa->text_start = (u64)__executable_start;
+		fa->text_end = (u64)etext;
+	}
 }
 
 FIXTURE(fuzz) {};
@@ -224,8 +249,7 @@ TEST_F_TIMEOUT(fuzz, hostile_guest, 900)
 	}
 	sync_global_to_guest(vm, guest_area_gpa);
 	/* Never touched by the guest: only named in registrations. */
-	vm_userspace_mem_region_add(vm, VM_MEM_SRC_ANONYMOUS, FLAP_GPA,
-				    FLAP_SLOT, 1, 0);
+	flap_add(vm);
 
 	pvple_start_vcpus(t, NR_VCPUS);
 	t0 = now_s();
@@ -234,8 +258,7 @@ TEST_F_TIMEOUT(fuzz, hostile_guest, 900)
 		if (present)
 			vm_mem_region_delete(vm, FLAP_SLOT);
 		else
-			vm_userspace_mem_region_add(vm, VM_MEM_SRC_ANONYMOUS,
-						    FLAP_GPA, FLAP_SLOT, 1, 0);
+			flap_add(vm);
 		present = !present;
 		flaps++;
 		if (!reloaded && ops >= want / 2) {

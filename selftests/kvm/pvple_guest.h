@@ -11,10 +11,34 @@
 
 #include "processor.h"
 
-static inline long pvple_guest_register(u64 gpa)
+/*
+ * The test binary's text, where every synthetic guest's code lies (the
+ * guest runs the binary's own code at its own addresses): the slow-path
+ * range a synthetic guest registers unless a test says otherwise.
+ */
+extern char __executable_start[], etext[];
+/* The bounds of a PAUSE loop of pvple_abi_test.c's, labelled in its asm. */
+extern char pvple_inside_start[], pvple_inside_end[];
+
+/*
+ * Registers @a, at @gpa, with its registration fields (ABI v3): the slow
+ * path [@start, @end) and no preemption count.  The host reads them once,
+ * in the hypercall.
+ */
+static inline long pvple_guest_register_text(struct pvple_area *a, u64 gpa,
+					     u64 start, u64 end)
 {
+	WRITE_ONCE(a->text_start, start);
+	WRITE_ONCE(a->text_end, end);
+	WRITE_ONCE(a->preempt_gpa, 0);
 	return kvm_hypercall(KVM_HC_PVPLE_REGISTER, gpa, PVPLE_ABI_VERSION,
 			     0, 0);
+}
+
+static inline long pvple_guest_register(struct pvple_area *a, u64 gpa)
+{
+	return pvple_guest_register_text(a, gpa, (u64)__executable_start,
+					 (u64)etext);
 }
 
 static inline long pvple_guest_park(void)

@@ -49,7 +49,7 @@ static __maybe_unused u64 *host_ptr(struct kvm_vm *vm, u64 *g)
 
 static __maybe_unused void guest_register(u32 id)
 {
-	GUEST_ASSERT_EQ(pvple_guest_register(guest_area_gpa[id]), 0);
+	GUEST_ASSERT_EQ(pvple_guest_register(&guest_areas[id], guest_area_gpa[id]), 0);
 }
 
 static __maybe_unused struct kvm_vm *

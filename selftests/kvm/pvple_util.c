@@ -90,6 +90,7 @@ bool pvple_vm_counts(struct kvm_vm *vm, struct pvple_counts *c)
 		F(chain_deep), F(chain_stale), F(chain_cross), F(chain_cycle),
 		F(chain_absent), F(yield_holder), F(spin_limit), F(chain_head),
 		F(yield_beyond), F(yield_reached), F(yield_missed),
+		F(rec_outside), F(reg_bad_fields),
 #undef F
 	};
 	char want[64], line[4096];

@@ -50,6 +50,7 @@ struct pvple_counts {
 	u64 reg_bad_version;
 	u64 reg_unaligned;
 	u64 reg_bad_gpa;
+	u64 reg_bad_fields;
 	u64 reg_nomem;
 	u64 unreg_unknown;
 	u64 l3_added;
@@ -63,6 +64,7 @@ struct pvple_counts {
 	u64 hc_throttled;
 	u64 unreg_reset;
 	u64 rec_no_holder;
+	u64 rec_outside;
 	u64 chain_hops;
 	u64 chain_no_holder;
 	u64 chain_deep;

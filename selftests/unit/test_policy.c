@@ -58,7 +58,9 @@ static unsigned int test_rec_check(bool run)
 		{ "role 0xff", 3, 0xff, PVPLE_REC_BAD },
 		{ "role unknown with a target", 3, PVPLE_ROLE_UNKNOWN,
 		  PVPLE_REC_BAD },
-		{ "non-zero reserved[5]", 6, 1, PVPLE_REC_BAD },
+		{ "non-zero reserved[2]", 6, 1, PVPLE_REC_BAD },
+		{ "any slow-path range: not part of a record", 9, 1,
+		  PVPLE_REC_OK },
 		{ "waiting on lock 0", 7, 0, PVPLE_REC_BAD },
 		{ "target == max id", 2, MAX_ID, PVPLE_REC_TARGET_RANGE },
 		{ "target 0xffffffff", 2, 0xffffffffu, PVPLE_REC_TARGET_RANGE },
@@ -108,7 +110,12 @@ static unsigned int test_rec_check(bool run)
 			role = v;
 			break;
 		case 6:
-			a.reserved[5] = v;
+			a.reserved[2] = v;
+			break;
+		case 9:
+			a.text_start = v;
+			a.text_end = 0;
+			a.preempt_gpa = 3;
 			break;
 		case 7:
 			a.lock = v;
@@ -680,6 +687,43 @@ static unsigned int test_irq_on(bool run)
 	return 0;
 }
 
+/* ABI v3: the registration fields, and the slow-path range at a PLE exit. */
+static unsigned int test_registration(bool run)
+{
+	struct pvple_area a = { .text_start = 0x1000, .text_end = 0x1001 };
+
+	if (!run)
+		return 10;
+	ksft_test_result(pvple_reg_check(&a) == PVPLE_REG_OK,
+			 "reg_check: a one-byte range, no preemption count\n");
+	a.preempt_gpa = 0x7ffc;
+	ksft_test_result(pvple_reg_check(&a) == PVPLE_REG_OK,
+			 "reg_check: a 4-aligned preemption count\n");
+	a.preempt_gpa = 0x7ffe;
+	ksft_test_result(pvple_reg_check(&a) == PVPLE_REG_BAD_PREEMPT,
+			 "reg_check: a preemption count not 4-aligned\n");
+	a.preempt_gpa = 0;
+	a.text_end = a.text_start;
+	ksft_test_result(pvple_reg_check(&a) == PVPLE_REG_BAD_TEXT,
+			 "reg_check: an empty range\n");
+	a.text_end = a.text_start - 1;
+	ksft_test_result(pvple_reg_check(&a) == PVPLE_REG_BAD_TEXT,
+			 "reg_check: an inverted range\n");
+	a = (struct pvple_area){ };
+	ksft_test_result(pvple_reg_check(&a) == PVPLE_REG_BAD_TEXT,
+			 "reg_check: a v2 guest's zeroes: no range\n");
+	ksft_test_result(pvple_in_slowpath(0x1000, 0x1000, 0x1040),
+			 "in_slowpath: the first byte is in\n");
+	ksft_test_result(pvple_in_slowpath(0x103f, 0x1000, 0x1040),
+			 "in_slowpath: the last byte is in\n");
+	ksft_test_result(!pvple_in_slowpath(0x1040, 0x1000, 0x1040) &&
+			 !pvple_in_slowpath(0xfff, 0x1000, 0x1040),
+			 "in_slowpath: one past either end is out\n");
+	ksft_test_result(!pvple_in_slowpath(0, 0x1000, 0x1040),
+			 "in_slowpath: a protected guest's RIP (0) is out\n");
+	return 0;
+}
+
 /* Every combination of KVM's flags, against the rules in policy.h. */
 static unsigned int test_classify(bool run)
 {
@@ -886,6 +930,7 @@ static unsigned int (*const tests[])(bool run) = {
 	test_hc_decode, test_rec_check, test_chain_hop, test_chain_step,
 	test_walks, test_decide_table, test_decide_properties, test_classify,
 	test_hc_filter, test_throttle, test_irq_on, test_stock_result,
+	test_registration,
 };
 
 int main(void)

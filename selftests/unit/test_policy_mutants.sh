@@ -27,6 +27,8 @@ mutants=(
 	'a cross-lock chain ends as the holder|s/return PVPLE_CHAIN_CROSS;/return PVPLE_CHAIN_HOLDER;/'
 	'a chain to no holder ends as the holder|s/return PVPLE_CHAIN_NO_HOLDER;/return PVPLE_CHAIN_HOLDER;/'
 	'a vCPU not waiting ends as no holder|/case PVPLE_HOP_END:/{n;s/PVPLE_CHAIN_HOLDER/PVPLE_CHAIN_NO_HOLDER/}'
+	'an empty slow-path range is accepted|s/if (a->text_start >= a->text_end)/if (a->text_start > a->text_end)/'
+	'the end of the slow path is in it|s/return rip >= text_start \&\& rip < text_end;/return rip >= text_start \&\& rip <= text_end;/'
 	'a park call in a cycle answers running|s/return in->cycle ? -KVM_EINVAL : PVPLE_PARK_RUNNING;/return PVPLE_PARK_RUNNING;/'
 )
 cflags=(-include stdbool.h -O1 -w -I"$top/include" -I"$top/kvm-pvple" -I"${KSRC:?KSRC: a 6.12 source tree is needed}/tools/testing/selftests")

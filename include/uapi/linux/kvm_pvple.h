@@ -17,12 +17,17 @@
  * know, and the host refuses to register an area of any other version
  * (-KVM_EOPNOTSUPP).
  *
+ * 3: the area also says, at registration, where the guest's lock slow path
+ *    lies (@text_start, @text_end): a PLE exit elsewhere gets stock
+ *    handling, whatever the record says; and where the vCPU's preemption
+ *    count lives (@preempt_gpa).  Refused by a v2 host, as a v2 guest is
+ *    by a v3 host (-KVM_EOPNOTSUPP): it then runs as an unpatched guest.
  * 2: one 64-bit wait word instead of a sequence count; the lock address is
  *    part of every record; the queue head names the lock holder; role
  *    PVPLE_ROLE_UNKNOWN.
  * 1: first version (seq, state, target, role).  Refused by a v2 host.
  */
-#define PVPLE_ABI_VERSION		2
+#define PVPLE_ABI_VERSION		3
 
 /*
  * Hypercall numbers.  Upstream KVM allocates KVM_HC_* densely from 1 (12 is
@@ -75,20 +80,33 @@ enum pvple_park_result {
  *		64-bit store, so that the host can never see a state of one
  *		record with the target of another
  * @lock:	guest address of the lock waited on; written before @wait
+ * @text_start:	guest virtual address of the first byte of the code in which
+ *		the guest spins on a lock with this record live (its lock slow
+ *		path); read once, at registration
+ * @text_end:	one past its last byte; @text_start < @text_end
+ * @preempt_gpa: guest physical address of the vCPU's preemption count (a
+ *		32-bit word, 4-aligned), or 0 if the guest keeps none the
+ *		host may read; read once, at registration
  * @reserved:	must be 0; room to grow within one cache line
  *
- * The host reads a spinner's own record while that vCPU is stopped in a
- * PLE exit or a pvple hypercall, and the records of the vCPUs ahead of it
+ * The host acts on a record at a PLE exit only if the exit's RIP is in
+ * [@text_start, @text_end) (never for a guest whose state is protected:
+ * the host cannot read its RIP); the park hypercall is an explicit
+ * request and is not checked.  It reads a spinner's own record while that
+ * vCPU is stopped in a PLE exit or a pvple hypercall, and the records of the vCPUs ahead of it
  * (to find the lock holder) while those may run.  For those it reads @wait,
  * then @lock, then @wait again, and uses the record only if both reads of
  * @wait agree; @gen, which changes on every store of @wait, makes an
  * update in between visible even when it restores an older record.
  */
-#define PVPLE_AREA_RESERVED		6
+#define PVPLE_AREA_RESERVED		3
 
 struct pvple_area {
 	__u64 wait;
 	__u64 lock;
+	__u64 text_start;
+	__u64 text_end;
+	__u64 preempt_gpa;
 	__u64 reserved[PVPLE_AREA_RESERVED];
 };
 
