@@ -107,7 +107,7 @@ struct pvple_stats {
 
 /*
  * One per vCPU of a VM in which a vCPU registered; lives as long as its
- * VM.  Only the vCPU's own task touches @ghc, @text_*, @preempt_*,
+ * VM.  Only the vCPU's own task touches @ghc, @text_*,
  * @spin_wait, @spins and @yielded_* (registration, and reads of its own
  * record, happen in its own exits);
  * @gpa and @registered are written there too, and read by the other vCPUs
@@ -121,8 +121,6 @@ struct pvple_vcpu {
 	struct gfn_to_hva_cache ghc;
 	gpa_t gpa;
 	u64 text_start, text_end;	/* the registered slow path */
-	gpa_t preempt_gpa;		/* its preemption count, or 0 */
-	struct gfn_to_hva_cache preempt_ghc;
 	bool registered;
 	struct kvm_vcpu *parked_on;
 	unsigned long runs;		/* loads and park exits, park.c */
