@@ -74,7 +74,6 @@ long pvple_register(struct kvm_vcpu *vcpu, gpa_t gpa, unsigned long version)
 		pvple_count(vm, PVPLE_STAT_REG_BAD_FIELDS);
 		return -KVM_EINVAL;
 	}
-	/* Checked only: nothing reads the count yet, so nothing keeps it. */
 	if (area.preempt_gpa &&
 	    kvm_gfn_to_hva_cache_init(vcpu->kvm, &preempt_ghc,
 				      area.preempt_gpa, sizeof(u32))) {
@@ -88,6 +87,9 @@ long pvple_register(struct kvm_vcpu *vcpu, gpa_t gpa, unsigned long version)
 	/* Only this vCPU's own exits read these (pvple_spin()). */
 	pv->text_start = area.text_start;
 	pv->text_end = area.text_end;
+	/* Read by the slice extension, in this vCPU's own task (slice.c). */
+	pv->preempt_gpa = area.preempt_gpa;
+	pv->preempt_ghc = preempt_ghc;
 	WRITE_ONCE(pv->gpa, gpa);
 	/* The GPA before the flag: pairs with pvple_read_other(). */
 	smp_store_release(&pv->registered, true);

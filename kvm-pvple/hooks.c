@@ -17,6 +17,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/entry-kvm.h>
 #include <linux/ftrace.h>
 #include <linux/module.h>
 
@@ -30,7 +31,7 @@ struct pvple_hook {
 	/* redirect only the calls this says are ours (NULL: all) */
 	bool (*want)(struct ftrace_regs *fregs);
 	void (*observe)(struct ftrace_regs *fregs); /* entry callback */
-	bool optional;			/* the module works without it */
+	const char *lost;		/* optional: what works not without it */
 	struct ftrace_ops ops;
 	bool registered;
 };
@@ -67,6 +68,30 @@ static unsigned long pvple_hypercall_redirect(struct kvm_vcpu *vcpu,
 	unsigned long ret;
 
 	ret = pvple_hypercall(vcpu, nr, a0, a1, a2, a3, op_64_bit, cpl);
+	srcu_read_unlock(&pvple_srcu, idx);
+	return ret;
+}
+
+/*
+ * int xfer_to_guest_mode_handle_work(struct kvm_vcpu *vcpu)
+ *
+ * vcpu_run() calls it on the way back into the guest when work is pending
+ * for the task (kernel/entry/kvm.c); with TIF_NEED_RESCHED it schedules.
+ * Only the calls with that flag set are redirected: pvple_slice_resched()
+ * may delay the reschedule (slice.c), then the original runs.
+ */
+static bool pvple_xfer_want(struct ftrace_regs *fregs)
+{
+	return test_thread_flag(TIF_NEED_RESCHED);
+}
+
+static int pvple_xfer_redirect(struct kvm_vcpu *vcpu)
+{
+	int idx = srcu_read_lock(&pvple_srcu);
+	int ret;
+
+	pvple_slice_resched(vcpu);
+	ret = xfer_to_guest_mode_handle_work(vcpu);
 	srcu_read_unlock(&pvple_srcu, idx);
 	return ret;
 }
@@ -136,6 +161,7 @@ PVPLE_SIGNATURE(kvm_vcpu_reset, void (*)(struct kvm_vcpu *, bool));
 PVPLE_SIGNATURE(kvm_arch_vcpu_load, void (*)(struct kvm_vcpu *, int));
 PVPLE_SIGNATURE(kvm_vcpu_on_spin, void (*)(struct kvm_vcpu *, bool));
 PVPLE_SIGNATURE(__kvm_emulate_hypercall, typeof(pvple_hypercall_redirect) *);
+PVPLE_SIGNATURE(xfer_to_guest_mode_handle_work, typeof(pvple_xfer_redirect) *);
 static_assert(__same_type(&kvm_vcpu_on_spin, &pvple_spin_redirect));
 
 /*
@@ -151,10 +177,12 @@ static struct pvple_hook pvple_hooks[] = {
 	{ .name = "kvm_vcpu_reset", .observe = pvple_reset_observe },
 	{ .name = "kvm_arch_vcpu_load", .observe = pvple_load_observe },
 	{ .name = "kvm_set_cpuid", .observe = pvple_cpuid_observe,
-	  .optional = true },
+	  .lost = "l3_cache=" },
 	{ .name = "__kvm_emulate_hypercall", .want = pvple_hypercall_want,
 	  .redirect = pvple_hypercall_redirect },
 	{ .name = "kvm_vcpu_on_spin", .redirect = pvple_spin_redirect },
+	{ .name = "xfer_to_guest_mode_handle_work", .want = pvple_xfer_want,
+	  .redirect = pvple_xfer_redirect, .lost = "slice_ext_us=" },
 };
 
 static void notrace pvple_ftrace_redirect(unsigned long ip,
@@ -212,9 +240,9 @@ static int pvple_hook_register(struct pvple_hook *hook)
 
 	ret = ftrace_set_filter(&hook->ops, (unsigned char *)hook->name,
 				strlen(hook->name), 1);
-	if (ret && hook->optional) {
-		pr_info("no %s in this kernel (%d): l3_cache= has no effect\n",
-			hook->name, ret);
+	if (ret && hook->lost) {
+		pr_info("no %s in this kernel (%d): %s has no effect\n",
+			hook->name, ret, hook->lost);
 		return 0;
 	}
 	if (ret) {

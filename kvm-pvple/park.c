@@ -162,8 +162,10 @@ void pvple_vcpu_loaded(struct kvm_vcpu *vcpu)
 	vm = pvple_vm_find(vcpu->kvm);
 	if (vm) {
 		pv = pvple_vcpu_find(vm, vcpu);
-		if (pv)
+		if (pv) {
 			pvple_vcpu_ran(pv);
+			pvple_slice_left(vm, pv);
+		}
 		pvple_count(vm, sched_in ? PVPLE_STAT_SCHED_IN :
 			    PVPLE_STAT_VCPU_LOAD);
 	}

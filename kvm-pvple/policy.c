@@ -447,3 +447,44 @@ bool pvple_hc_park_throttled(__u64 now_ns, __u64 *last_ns, __u64 gap_ns)
 	*last_ns = now_ns;
 	return false;
 }
+
+/**
+ * pvple_slice_in_cs() - Is the guest inside a critical section?
+ * @in: what the host read of the vCPU.
+ *
+ * Return: true if its preemption count was read and is not zero, the
+ * folded "need resched" bit aside.
+ */
+bool pvple_slice_in_cs(const struct pvple_slice_in *in)
+{
+	return in->read_ok && (in->count & PVPLE_PREEMPT_COUNT_MASK);
+}
+
+/**
+ * pvple_slice_decide() - Delay a reschedule of a vCPU, or not.
+ * @in: the vCPU's state when its task is asked to reschedule.
+ *
+ * One grant per request and never two in a row: a request that comes
+ * while a grant runs (the grant's own timer, or anything else) ends it,
+ * whatever the guest does, so that no guest value can keep the CPU
+ * longer than slice_ext_us past a request.  A lock waiter is not kept:
+ * it has nothing to finish, and its own preemption count is raised by
+ * the lock it waits for.
+ *
+ * Return: what to do, PVPLE_SLICE_GRANT only if the guest is in a
+ * critical section, the extension is on and no grant is running.
+ */
+enum pvple_slice pvple_slice_decide(const struct pvple_slice_in *in)
+{
+	if (in->granted)
+		return PVPLE_SLICE_END;
+	if (!in->read_ok)
+		return PVPLE_SLICE_FAULT;
+	if (!pvple_slice_in_cs(in))
+		return PVPLE_SLICE_NONE;
+	if (!in->on)
+		return PVPLE_SLICE_OFF;
+	if (in->waiting)
+		return PVPLE_SLICE_WAITING;
+	return PVPLE_SLICE_GRANT;
+}

@@ -213,4 +213,36 @@ bool pvple_irq_on(bool state_protected, unsigned long rflags);
  */
 bool pvple_hc_park_throttled(__u64 now_ns, __u64 *last_ns, __u64 gap_ns);
 
+/*
+ * The slice extension (slice.c).  A vCPU task about to be rescheduled on
+ * its way back into the guest (xfer_to_guest_mode_handle_work()) may keep
+ * its CPU a little longer if its guest is inside a critical section: its
+ * preemption count, which the guest registered (ABI v3, @preempt_gpa), is
+ * not zero.  x86 keeps the count in bits 0-30 and an inverted "need
+ * resched" in bit 31 (PREEMPT_NEED_RESCHED, arch/x86/include/asm/preempt.h),
+ * which says nothing about a critical section and is ignored.
+ */
+#define PVPLE_PREEMPT_COUNT_MASK	0x7fffffffU
+
+enum pvple_slice {
+	PVPLE_SLICE_NONE,	/* not in a critical section: reschedule */
+	PVPLE_SLICE_GRANT,	/* keep the CPU for up to slice_ext_us */
+	PVPLE_SLICE_END,	/* a grant is running out: reschedule now */
+	PVPLE_SLICE_OFF,	/* in one, but the extension is off */
+	PVPLE_SLICE_WAITING,	/* in one, but waiting for a lock itself */
+	PVPLE_SLICE_FAULT,	/* the count cannot be read */
+	PVPLE_NR_SLICES
+};
+
+struct pvple_slice_in {
+	bool on;		/* slice_ext_us > 0, and pvple on for the VM */
+	bool granted;		/* a grant is running since the last request */
+	bool read_ok;		/* @count was read from the guest */
+	__u32 count;		/* the guest's preemption count */
+	bool waiting;		/* its record says it waits for a lock */
+};
+
+enum pvple_slice pvple_slice_decide(const struct pvple_slice_in *in);
+bool pvple_slice_in_cs(const struct pvple_slice_in *in);
+
 #endif /* _KVM_PVPLE_POLICY_H */

@@ -9,12 +9,15 @@
  *   registration (abi.c) or the park (spin.c).
  * Counters: stats.c, read out by debugfs.c; VM lifetime: vm.c.
  * The way of one vCPU load:  hooks.c -> pvple_vcpu_loaded() (park.c).
+ * The way of one reschedule on the way into the guest: hooks.c ->
+ *   pvple_slice_resched() (slice.c) -> pvple_slice_decide() (policy.c).
  * The way of one KVM_SET_CPUID2: hooks.c -> pvple_cpuid_set() (cpuid.c) ->
  *   pvple_l3_apply() (l3.c) -> on into KVM.
  */
 #ifndef _KVM_PVPLE_H
 #define _KVM_PVPLE_H
 
+#include <linux/hrtimer.h>
 #include <linux/kvm_host.h>
 #include <linux/percpu.h>
 #include <linux/rhashtable.h>
@@ -76,6 +79,18 @@ enum pvple_stat {
 	PVPLE_STAT_SPIN_LIMIT,
 	PVPLE_STAT_YIELD_REACHED,
 	PVPLE_STAT_YIELD_MISSED,
+	/* the slice extension (slice.c) */
+	PVPLE_STAT_SLICE_REQUESTS,
+	PVPLE_STAT_SLICE_IN_CS,
+	PVPLE_STAT_SLICE_GRANTED,
+	PVPLE_STAT_SLICE_EXPIRED,
+	PVPLE_STAT_SLICE_CUT,
+	PVPLE_STAT_SLICE_LEFT,
+	PVPLE_STAT_SLICE_STILL_IN_CS,
+	PVPLE_STAT_SLICE_WAITING,
+	PVPLE_STAT_SLICE_FAULT,
+	PVPLE_STAT_SLICE_DESCHED_CS,
+	PVPLE_STAT_SLICE_NS,
 	/* registrations refused or odd, by reason */
 	PVPLE_STAT_REG_OK,
 	PVPLE_STAT_REG_REPLACED,
@@ -121,6 +136,8 @@ struct pvple_vcpu {
 	struct gfn_to_hva_cache ghc;
 	gpa_t gpa;
 	u64 text_start, text_end;	/* the registered slow path */
+	gpa_t preempt_gpa;		/* the guest's preemption count, or 0 */
+	struct gfn_to_hva_cache preempt_ghc;
 	bool registered;
 	struct kvm_vcpu *parked_on;
 	unsigned long runs;		/* loads and park exits, park.c */
@@ -130,6 +147,10 @@ struct pvple_vcpu {
 	struct pvple_vcpu *yielded_to;	/* the last yield's target, until */
 	unsigned long yielded_runs;	/* the next exit; its ->runs then */
 	struct swait_queue_head waiters;	/* parked behind this vCPU */
+	struct hrtimer slice_timer;	/* ends a slice extension */
+	struct task_struct *slice_task;	/* granted to, for the timer */
+	bool slice_granted;		/* since the last reschedule request */
+	u64 slice_start_ns;
 };
 
 struct pvple_vm {
@@ -152,6 +173,7 @@ extern const char * const pvple_mode_names[PVPLE_NR_MODES];
 extern unsigned int pvple_park_max_us;
 extern unsigned int pvple_park_hc_gap_us;
 extern int pvple_l3_mode;
+extern unsigned int pvple_slice_ext_us;
 
 /* stats.c */
 struct seq_file;
@@ -230,6 +252,12 @@ enum pvple_wake pvple_park(struct kvm_vcpu *me, struct pvple_vcpu *pv,
 void pvple_vcpu_loaded(struct kvm_vcpu *vcpu);
 bool pvple_event(struct kvm_vcpu *me, bool irq_on);
 void pvple_park_shutdown(void);
+
+/* slice.c */
+void pvple_slice_init(struct pvple_vcpu *pv);
+void pvple_slice_exit(struct pvple_vcpu *pv);
+void pvple_slice_left(struct pvple_vm *vm, struct pvple_vcpu *pv);
+void pvple_slice_resched(struct kvm_vcpu *vcpu);
 
 /* cpuid.c */
 void pvple_cpuid_set(struct kvm_vcpu *vcpu, struct kvm_cpuid_entry2 *e2,

@@ -64,6 +64,12 @@ TRACE_DEFINE_ENUM(PVPLE_L3_KEPT);
 TRACE_DEFINE_ENUM(PVPLE_L3_DISABLED);
 TRACE_DEFINE_ENUM(PVPLE_L3_NO_VENDOR);
 TRACE_DEFINE_ENUM(PVPLE_L3_NO_SLOT);
+TRACE_DEFINE_ENUM(PVPLE_SLICE_NONE);
+TRACE_DEFINE_ENUM(PVPLE_SLICE_GRANT);
+TRACE_DEFINE_ENUM(PVPLE_SLICE_END);
+TRACE_DEFINE_ENUM(PVPLE_SLICE_OFF);
+TRACE_DEFINE_ENUM(PVPLE_SLICE_WAITING);
+TRACE_DEFINE_ENUM(PVPLE_SLICE_FAULT);
 
 #define pvple_show_rec(v)						\
 	__print_symbolic(v, { PVPLE_REC_OK, "ok" },			\
@@ -116,6 +122,13 @@ TRACE_DEFINE_ENUM(PVPLE_L3_NO_SLOT);
 			 { PVPLE_L3_DISABLED, "off" },			\
 			 { PVPLE_L3_NO_VENDOR, "no_vendor" },		\
 			 { PVPLE_L3_NO_SLOT, "no_slot" })
+#define pvple_show_slice(v)						\
+	__print_symbolic(v, { PVPLE_SLICE_NONE, "none" },		\
+			 { PVPLE_SLICE_GRANT, "grant" },		\
+			 { PVPLE_SLICE_END, "end" },			\
+			 { PVPLE_SLICE_OFF, "off" },			\
+			 { PVPLE_SLICE_WAITING, "waiting" },		\
+			 { PVPLE_SLICE_FAULT, "fault" })
 
 /*
  * @target_id: the vCPU the spinner's record names; @len vCPUs were looked
@@ -221,6 +234,27 @@ TRACE_EVENT(kvm_pvple_vcpu_load,
 			   __entry->sched_in = sched_in),
 	    TP_printk("kvm %d vcpu %d %s", __entry->pid, __entry->vcpu_id,
 		      __entry->sched_in ? "sched_in" : "ioctl")
+);
+
+/*
+ * A reschedule request met on the way into the guest (slice.c): the
+ * guest's preemption count @count as read, and what was decided.
+ */
+TRACE_EVENT(kvm_pvple_slice,
+	    TP_PROTO(struct kvm *kvm, int vcpu_id, enum pvple_slice d,
+		     u32 count),
+	    TP_ARGS(kvm, vcpu_id, d, count),
+	    TP_STRUCT__entry(__field(pid_t, pid)
+			     __field(int, vcpu_id)
+			     __field(int, d)
+			     __field(u32, count)),
+	    TP_fast_assign(__entry->pid = kvm->userspace_pid;
+			   __entry->vcpu_id = vcpu_id;
+			   __entry->d = d;
+			   __entry->count = count),
+	    TP_printk("kvm %d vcpu %d count 0x%x %s", __entry->pid,
+		      __entry->vcpu_id, __entry->count,
+		      pvple_show_slice(__entry->d))
 );
 
 TRACE_EVENT(kvm_pvple_vm,

@@ -17,6 +17,7 @@ static_assert(PVPLE_TARGET_SLEEPING + 1 == PVPLE_NR_TARGETS);
 static_assert(PVPLE_ACT_PARK + 1 == PVPLE_NR_ACTIONS);
 static_assert(PVPLE_L3_NO_SLOT + 1 == PVPLE_NR_L3_RESULTS);
 static_assert(PVPLE_L3_ON + 1 == PVPLE_NR_L3_MODES);
+static_assert(PVPLE_SLICE_FAULT + 1 == PVPLE_NR_SLICES);
 
 static const enum pvple_stat pvple_rec_stat[PVPLE_NR_REC] = {
 	[PVPLE_REC_UNREGISTERED]	= PVPLE_STAT_REC_UNREGISTERED,

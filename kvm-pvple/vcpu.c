@@ -56,6 +56,7 @@ struct pvple_vcpu *pvple_vcpu_get(struct pvple_vm *vm, struct kvm_vcpu *vcpu)
 		return NULL;
 	pv->vcpu = vcpu;
 	init_swait_queue_head(&pv->waiters);
+	pvple_slice_init(pv);
 	old = xa_cmpxchg(&vm->vcpus, vcpu->vcpu_idx, NULL, pv,
 			 GFP_KERNEL_ACCOUNT);
 	if (old || xa_is_err(old)) {

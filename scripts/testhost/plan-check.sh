@@ -4,6 +4,7 @@ run_test yield 600 /pvple/bin/pvple_yield_test
 run_test park 900 /pvple/bin/pvple_park_test
 run_test abi 600 /pvple/bin/pvple_abi_test
 run_test l3 600 /pvple/bin/pvple_l3_test
+run_test slice 600 /pvple/bin/pvple_slice_test
 run_test fuzz 900 /pvple/bin/pvple_fuzz_test
 # Stock behaviour with the module absent (hypercalls answer -KVM_ENOSYS).
 if rmmod kvm_pvple; then

@@ -22,17 +22,24 @@ extern char pvple_inside_start[], pvple_inside_end[];
 
 /*
  * Registers @a, at @gpa, with its registration fields (ABI v3): the slow
- * path [@start, @end) and no preemption count.  The host reads them once,
- * in the hypercall.
+ * path [@start, @end) and the preemption count at @preempt_gpa (0: none).
+ * The host reads them once, in the hypercall.
  */
-static inline long pvple_guest_register_text(struct pvple_area *a, u64 gpa,
-					     u64 start, u64 end)
+static inline long pvple_guest_register_all(struct pvple_area *a, u64 gpa,
+					    u64 start, u64 end,
+					    u64 preempt_gpa)
 {
 	WRITE_ONCE(a->text_start, start);
 	WRITE_ONCE(a->text_end, end);
-	WRITE_ONCE(a->preempt_gpa, 0);
+	WRITE_ONCE(a->preempt_gpa, preempt_gpa);
 	return kvm_hypercall(KVM_HC_PVPLE_REGISTER, gpa, PVPLE_ABI_VERSION,
 			     0, 0);
+}
+
+static inline long pvple_guest_register_text(struct pvple_area *a, u64 gpa,
+					     u64 start, u64 end)
+{
+	return pvple_guest_register_all(a, gpa, start, end, 0);
 }
 
 static inline long pvple_guest_register(struct pvple_area *a, u64 gpa)

@@ -91,6 +91,10 @@ bool pvple_vm_counts(struct kvm_vm *vm, struct pvple_counts *c)
 		F(chain_absent), F(yield_holder), F(spin_limit), F(chain_head),
 		F(yield_beyond), F(yield_reached), F(yield_missed),
 		F(rec_outside), F(reg_bad_fields),
+		F(slice_requests), F(slice_in_cs), F(slice_granted),
+		F(slice_expired), F(slice_cut), F(slice_left),
+		F(slice_still_in_cs), F(slice_waiting), F(slice_fault),
+		F(slice_desched_cs), F(slice_ns),
 #undef F
 	};
 	char want[64], line[4096];

@@ -78,6 +78,17 @@ struct pvple_counts {
 	u64 yield_beyond;
 	u64 yield_reached;
 	u64 yield_missed;
+	u64 slice_requests;
+	u64 slice_in_cs;
+	u64 slice_granted;
+	u64 slice_expired;
+	u64 slice_cut;
+	u64 slice_left;
+	u64 slice_still_in_cs;
+	u64 slice_waiting;
+	u64 slice_fault;
+	u64 slice_desched_cs;
+	u64 slice_ns;
 };
 
 /* Module parameters: set (failing the test on error) and read back. */

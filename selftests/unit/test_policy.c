@@ -925,12 +925,72 @@ static unsigned int test_stock_result(bool run)
 	return 0;
 }
 
+/* The slice extension: one grant, inside a critical section only. */
+static unsigned int test_slice(bool run)
+{
+	static const struct {
+		const char *name;
+		struct pvple_slice_in in;
+		enum pvple_slice want;
+	} cases[] = {
+		{ "in a section, on: grant",
+		  { .on = true, .read_ok = true, .count = 1 }, PVPLE_SLICE_GRANT },
+		{ "the count in bit 30 only: in a section",
+		  { .on = true, .read_ok = true, .count = 0x40000000 },
+		  PVPLE_SLICE_GRANT },
+		{ "no resched folded (bit 31) and a count: grant",
+		  { .on = true, .read_ok = true, .count = 0x80000002 },
+		  PVPLE_SLICE_GRANT },
+		{ "bit 31 alone is no section",
+		  { .on = true, .read_ok = true, .count = 0x80000000 },
+		  PVPLE_SLICE_NONE },
+		{ "a zero count: none",
+		  { .on = true, .read_ok = true }, PVPLE_SLICE_NONE },
+		{ "in a section, off: reschedule",
+		  { .read_ok = true, .count = 1 }, PVPLE_SLICE_OFF },
+		{ "in a section, waiting for a lock: reschedule",
+		  { .on = true, .read_ok = true, .count = 1, .waiting = true },
+		  PVPLE_SLICE_WAITING },
+		{ "a grant running: end it, whatever the count",
+		  { .on = true, .granted = true, .read_ok = true, .count = 1 },
+		  PVPLE_SLICE_END },
+		{ "a grant running, the count unreadable: end it",
+		  { .on = true, .granted = true }, PVPLE_SLICE_END },
+		{ "the count unreadable: fault",
+		  { .on = true, .count = 1 }, PVPLE_SLICE_FAULT },
+	};
+	unsigned int i, bits, bad = 0;
+	struct pvple_slice_in in;
+
+	if (!run)
+		return ARRAY_SIZE(cases) + 1;
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+		ksft_test_result(pvple_slice_decide(&cases[i].in) == cases[i].want,
+				 "slice: %s\n", cases[i].name);
+	/* Every input: a grant needs all five conditions, and only those. */
+	for (bits = 0; bits < 64; bits++) {
+		bool want;
+
+		in = (struct pvple_slice_in){
+			.on = bits & 1, .granted = bits & 2, .read_ok = bits & 4,
+			.waiting = bits & 8,
+			.count = (bits & 16 ? 3 : 0) | (bits & 32 ? 0x80000000 : 0),
+		};
+		want = in.on && !in.granted && in.read_ok && !in.waiting &&
+		       (bits & 16);
+		bad += (pvple_slice_decide(&in) == PVPLE_SLICE_GRANT) != want;
+	}
+	ksft_test_result(!bad, "slice: a grant exactly when all five hold (%u wrong of 64)\n",
+			 bad);
+	return 0;
+}
+
 /* Each returns, asked with run = false, how many results it reports. */
 static unsigned int (*const tests[])(bool run) = {
 	test_hc_decode, test_rec_check, test_chain_hop, test_chain_step,
 	test_walks, test_decide_table, test_decide_properties, test_classify,
 	test_hc_filter, test_throttle, test_irq_on, test_stock_result,
-	test_registration,
+	test_registration, test_slice,
 };
 
 int main(void)

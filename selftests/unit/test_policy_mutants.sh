@@ -30,6 +30,10 @@ mutants=(
 	'an empty slow-path range is accepted|s/if (a->text_start >= a->text_end)/if (a->text_start > a->text_end)/'
 	'the end of the slow path is in it|s/return rip >= text_start \&\& rip < text_end;/return rip >= text_start \&\& rip <= text_end;/'
 	'a park call in a cycle answers running|s/return in->cycle ? -KVM_EINVAL : PVPLE_PARK_RUNNING;/return PVPLE_PARK_RUNNING;/'
+	'a running grant is extended again|s/if (in->granted)/if (0)/'
+	'the need-resched bit counts as a section|s/(in->count \& PVPLE_PREEMPT_COUNT_MASK)/in->count/'
+	'a lock waiter is kept|s/if (in->waiting)/if (0)/'
+	'the extension ignores its switch|s/if (!in->on)/if (0)/'
 )
 cflags=(-include stdbool.h -O1 -w -I"$top/include" -I"$top/kvm-pvple" -I"${KSRC:?KSRC: a 6.12 source tree is needed}/tools/testing/selftests")
 echo "TAP version 13"

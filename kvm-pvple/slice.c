@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The slice extension: keep a vCPU on its CPU for a bounded moment when
+ * the host would take it off while its guest is inside a critical
+ * section, so that the lock it may hold is not held by a vCPU that does
+ * not run.  The idea of eCS (USENIX ATC 2018) and of the rseq time-slice
+ * extension (Linux 2025), on a stock kernel.
+ *
+ * Where a vCPU is descheduled.  A tick (the slice used up) or a wake-up
+ * that preempts the vCPU task only sets TIF_NEED_RESCHED on it; the task
+ * then leaves the CPU at the next point that honours the flag.  For a
+ * vCPU in the guest that point is on the way back in: vcpu_run() calls
+ * xfer_to_guest_mode_handle_work() when __xfer_to_guest_mode_work_pending()
+ * says so, and it calls schedule() (kernel/entry/kvm.c); vcpu_enter_guest()
+ * also bails out to that loop when kvm_vcpu_exit_request() sees the flag
+ * just before VM entry.  The hook (hooks.c) runs pvple_slice_resched()
+ * there, before the flag is read.  The other points, not covered:
+ *  - preempt=full: the preempt_enable() after the VM exit in
+ *    vcpu_enter_guest() schedules before the loop gets there.  The distro
+ *    kernels pvple targets boot PREEMPT_DYNAMIC voluntary, where it does
+ *    not (design.rst).
+ *  - cond_resched() in exit handlers (the MMU's, the emulator's) and the
+ *    vCPU's own blocking or yielding (HLT, a PLE exit): these are the
+ *    vCPU's own doing, not a preemption.
+ *
+ * A grant clears TIF_NEED_RESCHED and its folded copy in the preemption
+ * count (clear_tsk_need_resched(), clear_preempt_need_resched()) and arms
+ * a per-vCPU hrtimer, pinned to this CPU, that sets both again after
+ * slice_ext_us.  The task then enters the guest; the timer's interrupt
+ * makes it exit, the flag sends it back through the hook, and the hook,
+ * seeing the grant, ends it and lets schedule() run.  A request that comes
+ * in between (an RT task's wake-up, say) ends the grant the same way at
+ * the next exit: the extension is one delay of at most slice_ext_us (plus
+ * the timer's latency) per request, never two in a row.
+ *
+ * Ordering.  @slice_task and @slice_granted are the vCPU's own task's:
+ * written there, with preemption off around the grant so that the timer
+ * is armed on the CPU whose flags were cleared.  The timer callback runs
+ * on that CPU in hard interrupt context and reads @slice_task only to
+ * compare it with current: if the task left the CPU meanwhile (it blocked,
+ * or returned to user space and slept), the callback must not set the
+ * flag of a task that is not running; a stale pointer compared is never
+ * dereferenced.  The grant ends, at the latest, when the vCPU is loaded
+ * again (pvple_slice_left()), which cancels the timer.
+ */
+#include <linux/hrtimer.h>
+#include <linux/sched.h>
+
+#include "pvple.h"
+#include "pvple_trace.h"
+
+static enum hrtimer_restart pvple_slice_expired(struct hrtimer *t)
+{
+	struct pvple_vcpu *pv = container_of(t, struct pvple_vcpu, slice_timer);
+
+	if (READ_ONCE(pv->slice_task) == current) {
+		set_tsk_need_resched(current);
+		set_preempt_need_resched();
+	}
+	return HRTIMER_NORESTART;
+}
+
+/**
+ * pvple_slice_init() - Set up a vCPU's slice-extension timer.
+ * @pv: the vCPU's new state.
+ *
+ * Context: process context, before @pv is published.
+ */
+void pvple_slice_init(struct pvple_vcpu *pv)
+{
+	hrtimer_init(&pv->slice_timer, CLOCK_MONOTONIC,
+		     HRTIMER_MODE_REL_PINNED_HARD);
+	pv->slice_timer.function = pvple_slice_expired;
+}
+
+/**
+ * pvple_slice_exit() - Stop a vCPU's slice-extension timer for good.
+ * @pv: the vCPU's state, about to be freed.
+ *
+ * Waits for a callback that runs now.
+ *
+ * Context: process context.
+ */
+void pvple_slice_exit(struct pvple_vcpu *pv)
+{
+	hrtimer_cancel(&pv->slice_timer);
+}
+
+/* The grant is over: how it ended, and for how long it ran. */
+static void pvple_slice_end(struct pvple_vm *vm, struct pvple_vcpu *pv,
+			    enum pvple_stat how)
+{
+	bool pending = hrtimer_try_to_cancel(&pv->slice_timer) > 0;
+
+	WRITE_ONCE(pv->slice_task, NULL);
+	pv->slice_granted = false;
+	pvple_count(vm, pending && how == PVPLE_STAT_SLICE_EXPIRED ?
+		    PVPLE_STAT_SLICE_CUT : how);
+	pvple_count_n(vm, PVPLE_STAT_SLICE_NS,
+		      ktime_get_ns() - pv->slice_start_ns);
+}
+
+/**
+ * pvple_slice_left() - A vCPU is loaded again: a grant it had is over.
+ * @vm: its VM's state.
+ * @pv: its state.
+ *
+ * The vCPU left its CPU while granted, without asking to reschedule
+ * (it blocked, or went out to user space).
+ *
+ * Context: the vCPU's own task, preemption off (the load hook).
+ */
+void pvple_slice_left(struct pvple_vm *vm, struct pvple_vcpu *pv)
+{
+	if (pv->slice_granted)
+		pvple_slice_end(vm, pv, PVPLE_STAT_SLICE_LEFT);
+}
+
+/* Grant: the reschedule waits for the timer.  Preemption is off. */
+static void pvple_slice_grant(struct pvple_vm *vm, struct pvple_vcpu *pv,
+			      unsigned int us)
+{
+	clear_tsk_need_resched(current);
+	clear_preempt_need_resched();
+	WRITE_ONCE(pv->slice_task, current);
+	pv->slice_granted = true;
+	pv->slice_start_ns = ktime_get_ns();
+	hrtimer_start(&pv->slice_timer, us * NSEC_PER_USEC,
+		      HRTIMER_MODE_REL_PINNED_HARD);
+	pvple_count(vm, PVPLE_STAT_SLICE_GRANTED);
+}
+
+/**
+ * pvple_slice_resched() - A vCPU task is about to be rescheduled.
+ * @vcpu: the vCPU, on its way back into the guest.
+ *
+ * Called with TIF_NEED_RESCHED set, just before KVM honours it.  Reads the
+ * guest's preemption count and the vCPU's own record, asks
+ * pvple_slice_decide(), and grants, ends a grant, or does nothing.  A vCPU
+ * that registered no count (a guest without PREEMPT_COUNT, or one whose
+ * memory is encrypted) costs one lookup.
+ *
+ * Context: the vCPU's own task, process context, preemption on, not in
+ * kvm->srcu (vcpu_run() leaves it before xfer_to_guest_mode_handle_work()).
+ */
+void pvple_slice_resched(struct kvm_vcpu *vcpu)
+{
+	struct pvple_slice_in in = { };
+	struct pvple_vcpu *pv = NULL;
+	enum pvple_slice d;
+	struct pvple_area rec;
+	struct pvple_vm *vm;
+	unsigned int us;
+	int idx;
+
+	rcu_read_lock();
+	vm = pvple_vm_find(vcpu->kvm);
+	if (vm)
+		pv = pvple_vcpu_find(vm, vcpu);
+	rcu_read_unlock();
+	if (!pv || !READ_ONCE(pv->registered) || !pv->preempt_gpa)
+		return;
+
+	us = READ_ONCE(pvple_slice_ext_us);
+	in.on = us && pvple_vm_mode(vm) != PVPLE_MODE_OFF;
+	in.granted = pv->slice_granted;
+	idx = srcu_read_lock(&vcpu->kvm->srcu);
+	in.read_ok = !kvm_read_guest_cached(vcpu->kvm, &pv->preempt_ghc,
+					    &in.count, sizeof(in.count));
+	if (pvple_slice_in_cs(&in) && in.on && !in.granted)
+		in.waiting = pvple_read_record(vcpu, pv, &rec) != PVPLE_REC_IDLE;
+	srcu_read_unlock(&vcpu->kvm->srcu, idx);
+
+	d = pvple_slice_decide(&in);
+	pvple_count(vm, PVPLE_STAT_SLICE_REQUESTS);
+	if (pvple_slice_in_cs(&in))
+		pvple_count(vm, PVPLE_STAT_SLICE_IN_CS);
+	trace_kvm_pvple_slice(vcpu->kvm, vcpu->vcpu_id, d, in.count);
+	switch (d) {
+	case PVPLE_SLICE_GRANT:
+		preempt_disable();
+		pvple_slice_grant(vm, pv, us);
+		preempt_enable();
+		return;
+	case PVPLE_SLICE_END:
+		if (pvple_slice_in_cs(&in))
+			pvple_count(vm, PVPLE_STAT_SLICE_STILL_IN_CS);
+		pvple_slice_end(vm, pv, PVPLE_STAT_SLICE_EXPIRED);
+		break;
+	case PVPLE_SLICE_WAITING:
+		pvple_count(vm, PVPLE_STAT_SLICE_WAITING);
+		break;
+	case PVPLE_SLICE_FAULT:
+		pvple_count(vm, PVPLE_STAT_SLICE_FAULT);
+		break;
+	default:
+		break;
+	}
+	/* The reschedule goes ahead: did it take a vCPU in a section? */
+	if (pvple_slice_in_cs(&in))
+		pvple_count(vm, PVPLE_STAT_SLICE_DESCHED_CS);
+}

@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The slice extension (kvm-pvple/slice.c): a vCPU whose guest says it is
+ * inside a critical section (its registered preemption count is not zero)
+ * keeps its CPU for at most slice_ext_us past a reschedule request, once
+ * per request; a guest that says so forever takes no more than that from
+ * a neighbour.
+ *
+ * The vCPU thread shares host CPU 0 with a busy host thread, so that the
+ * scheduler asks it to reschedule at every tick.  Needs no PLE.
+ */
+#include "pvple_lock.h"
+
+/* The guest's preemption count: a 32-bit word, 4-aligned (ABI v3). */
+static u32 guest_count __aligned(64);
+static u64 guest_count_gpa;
+
+static void guest_in_section(u32 id)
+{
+	GUEST_ASSERT_EQ(pvple_guest_register_all(&guest_areas[id],
+						 guest_area_gpa[id],
+						 (u64)__executable_start,
+						 (u64)etext, guest_count_gpa), 0);
+	while (!READ_ONCE(guest_stop))
+		WRITE_ONCE(guest_loops[id], guest_loops[id] + 1);
+	GUEST_DONE();
+}
+
+/* A host thread that competes for CPU 0 and counts its own progress. */
+struct busy {
+	pthread_t thread;
+	bool stop;
+	u64 loops;
+};
+
+static void *busy_thread(void *arg)
+{
+	struct busy *b = arg;
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	while (!READ_ONCE(b->stop))
+		WRITE_ONCE(b->loops, b->loops + 1);
+	return NULL;
+}
+
+static struct kvm_vm *create_section_vm(struct pvple_vcpu_thread *t,
+					u64 count, void *code)
+{
+	struct kvm_vm *vm = create_vm(1, code, t, 0);
+
+	guest_count_gpa = addr_gva2gpa(vm, (vm_vaddr_t)&guest_count);
+	sync_global_to_guest(vm, guest_count_gpa);
+	/* Set before the vCPU first runs: no request sees another value. */
+	*(u32 *)addr_gva2hva(vm, (vm_vaddr_t)&guest_count) = count;
+	return vm;
+}
+
+/* One vCPU with @count as its preemption count beside a busy thread. */
+static void run_section(struct __test_metadata *_metadata, const char *us,
+			u64 count, struct pvple_counts *c)
+{
+	struct busy b = { };
+	struct pvple_vcpu_thread t;
+	struct kvm_vm *vm;
+
+	pvple_param_set("slice_ext_us", us);
+	vm = create_section_vm(&t, count, guest_in_section);
+	pthread_create(&b.thread, NULL, busy_thread, &b);
+	pvple_start_vcpus(&t, 1);
+	sleep(3);
+	SET(vm, guest_stop, 1);
+	pvple_wait_vcpus(&t, 1, TIMEOUT_S);
+	WRITE_ONCE(b.stop, true);
+	pthread_join(b.thread, NULL);
+	ASSERT_TRUE(pvple_vm_counts(vm, c));
+	kvm_vm_free(vm);
+	ksft_print_msg("slice_ext_us=%s count=0x%lx: %lu requests, %lu in a section\n",
+		       us, count, c->slice_requests, c->slice_in_cs);
+	ksft_print_msg("  %lu granted (%lu expired, %lu cut, %lu left, %lu still in)\n",
+		       c->slice_granted, c->slice_expired, c->slice_cut,
+		       c->slice_left, c->slice_still_in_cs);
+	ksft_print_msg("  %lu descheduled in a section, %lu us granted\n",
+		       c->slice_desched_cs, c->slice_ns / 1000);
+}
+
+#define EXT_US		200
+#define EXT_US_S	"200"
+
+TEST_F_TIMEOUT(pvple, slice_extended_in_a_section, HARNESS_TIMEOUT_S)
+{
+	struct pvple_counts c;
+	u64 ended;
+
+	if (unsupported(false))
+		SKIP(return, "%s", unsupported(false));
+	set_params("auto", "2000");
+	run_section(_metadata, EXT_US_S, 1, &c);
+	ASSERT_GE(c.slice_requests, 20);
+	ASSERT_EQ(c.slice_in_cs, c.slice_requests);
+	ASSERT_EQ(c.slice_fault + c.slice_waiting, 0);
+	/*
+	 * Grant, end, grant, end: a request while a grant runs always ends
+	 * it, so never more grants than every other request, and the
+	 * guest, which never leaves its section, is still in it each time.
+	 */
+	ASSERT_GE(c.slice_granted, c.slice_requests / 3);
+	ASSERT_LE(c.slice_granted, (c.slice_requests + 1) / 2);
+	ended = c.slice_expired + c.slice_cut + c.slice_left;
+	ASSERT_GE(ended + 1, c.slice_granted);
+	ASSERT_LE(ended, c.slice_granted);
+	ASSERT_EQ(c.slice_still_in_cs, c.slice_expired + c.slice_cut);
+	ASSERT_EQ(c.slice_desched_cs, c.slice_requests - c.slice_granted);
+	/*
+	 * The timer ends most grants, none before its time is up, and on
+	 * average within five times the bound (the emulated host's timer
+	 * interrupts come late: about 1.8 times, measured).
+	 */
+	ASSERT_GE(c.slice_expired, c.slice_granted / 2);
+	ASSERT_GE(c.slice_ns, c.slice_expired * EXT_US * 1000);
+	ASSERT_LE(c.slice_ns, ended * 5 * EXT_US * 1000);
+}
+
+TEST_F_TIMEOUT(pvple, slice_not_extended_outside_a_section,
+	       HARNESS_TIMEOUT_S)
+{
+	struct pvple_counts c;
+
+	if (unsupported(false))
+		SKIP(return, "%s", unsupported(false));
+	set_params("auto", "2000");
+	/* A zero count, and the folded need-resched bit alone. */
+	run_section(_metadata, EXT_US_S, 0, &c);
+	ASSERT_GE(c.slice_requests, 20);
+	ASSERT_EQ(c.slice_in_cs + c.slice_granted + c.slice_desched_cs, 0);
+	run_section(_metadata, EXT_US_S, 0x80000000, &c);
+	ASSERT_GE(c.slice_requests, 20);
+	ASSERT_EQ(c.slice_in_cs + c.slice_granted + c.slice_desched_cs, 0);
+	/* In a section with the extension off: counted, not extended. */
+	run_section(_metadata, "0", 1, &c);
+	ASSERT_GE(c.slice_requests, 20);
+	ASSERT_EQ(c.slice_granted, 0);
+	ASSERT_EQ(c.slice_desched_cs, c.slice_requests);
+	pvple_param_set("slice_ext_us", EXT_US_S);
+}
+
+/*
+ * A hostile guest: a count that never goes back to zero.  VM B counts on
+ * host CPU 0 beside VM A's one vCPU, first a plain one (count 0), then a
+ * hostile one, then a plain one again; B keeps at least 0.95 of its
+ * rate: the extension gives A at most slice_ext_us per request, against
+ * slices of milliseconds.
+ */
+static double rate_beside(struct __test_metadata *_metadata,
+			  struct kvm_vm *b, u64 count, struct pvple_counts *c)
+{
+	struct pvple_vcpu_thread t;
+	u64 before, after;
+	struct kvm_vm *a;
+
+	a = create_section_vm(&t, count, guest_in_section);
+	pvple_start_vcpus(&t, 1);
+	sleep(1);
+	before = GET(b, guest_loops[0]);
+	sleep(4);
+	after = GET(b, guest_loops[0]);
+	SET(a, guest_stop, 1);
+	pvple_wait_vcpus(&t, 1, TIMEOUT_S);
+	ASSERT_TRUE(pvple_vm_counts(a, c));
+	kvm_vm_free(a);
+	return (after - before) / 4.0;
+}
+
+static void guest_count_loops(u32 id)
+{
+	while (!READ_ONCE(guest_stop))
+		WRITE_ONCE(guest_loops[0], guest_loops[0] + 1);
+	GUEST_DONE();
+}
+
+TEST_F_TIMEOUT(pvple, slice_hostile_guest_spares_other_vms,
+	       HARNESS_TIMEOUT_S)
+{
+	struct pvple_counts ca, cp;
+	struct pvple_vcpu_thread tb;
+	double plain, hostile, plain2;
+	struct kvm_vcpu *vcpu;
+	struct kvm_vm *b;
+
+	if (unsupported(false))
+		SKIP(return, "%s", unsupported(false));
+	set_params("auto", "2000");
+	pvple_param_set("slice_ext_us", EXT_US_S);
+	b = vm_create_with_one_vcpu(&vcpu, guest_count_loops);
+	tb = (struct pvple_vcpu_thread){ .vcpu = vcpu, .cpu = 0 };
+	pvple_start_vcpus(&tb, 1);
+	plain = rate_beside(_metadata, b, 0, &cp);
+	hostile = rate_beside(_metadata, b, 1, &ca);
+	plain2 = rate_beside(_metadata, b, 0, &cp);
+	SET(b, guest_stop, 1);
+	pvple_wait_vcpus(&tb, 1, TIMEOUT_S);
+	kvm_vm_free(b);
+	ksft_print_msg("VM B: %.0f/s beside a plain VM, %.0f/s beside the hostile one (%.3f),\n",
+		       plain, hostile,
+		       hostile / (plain < plain2 ? plain : plain2));
+	ksft_print_msg("  %.0f/s beside a plain VM again\n", plain2);
+	ksft_print_msg("the hostile VM: %lu requests, %lu granted, %lu us granted\n",
+		       ca.slice_requests, ca.slice_granted, ca.slice_ns / 1000);
+	ASSERT_GE(ca.slice_granted, 10);
+	ASSERT_EQ(cp.slice_granted, 0);
+	ASSERT_GE(hostile, 0.95 * (plain < plain2 ? plain : plain2));
+}
+
+TEST_HARNESS_MAIN
