@@ -116,6 +116,39 @@ function winrate(i, off, n, u, w,    t1, gs, ge, a0, a1) {
 	a0 = interp_in(gs, n, u, w); a1 = interp_in(ge, n, u, w)
 	return (ge > gs && a0 >= 0 && a1 >= 0) ? (a1 - a0) / (ge - gs) : -1
 }
+# slice_summary(): the slice counters of the lock guest (ta-cnt, noted at
+# the start of each window and at the end) per second of the A and B
+# windows, by their place in the ABBA group.
+function slice_summary(    i, j, k, nx, arm, d, t, tt, sum, n, names, fa, fb) {
+	n = split("requests in_cs granted still_in_cs desched_cs", names, " ")
+	for (i = 1; i <= nwin; i++) {
+		nx = i < nwin ? i + 1 : "end"
+		if (!((i, "desched_cs") in tcnt) || !((nx, "desched_cs") in tcnt))
+			continue
+		arm = ((i - 1) % 4 == 0 || (i - 1) % 4 == 3) ? "A" : "B"
+		t = (i < nwin ? wt[i + 1] : wend) - wt[i]
+		if (t <= 0)
+			continue
+		tt[arm] += t
+		for (j = 1; j <= n; j++)
+			sum[arm, names[j]] += tcnt[nx, names[j]] - tcnt[i, names[j]]
+	}
+	if (!(tt["A"] > 0 && tt["B"] > 0)) {
+		if (nwin)
+			print "tier A slice counters: not recorded"
+		return
+	}
+	printf "tier A slice counters per second, A / B windows (%.0f s / %.0f s):\n", tt["A"], tt["B"]
+	for (j = 1; j <= n; j++) {
+		k = names[j]
+		fa = sum["A", k] / tt["A"]; fb = sum["B", k] / tt["B"]
+		printf "  %-12s %10.1f / %10.1f", k, fa, fb
+		if (k == "desched_cs" && fa > 0)
+			printf "   B/A %.3f: %s by %.0f %%", fb / fa, (fb <= fa ? "falls" : "rises"),
+			       100 * (fb <= fa ? 1 - fb / fa : fb / fa - 1)
+		printf "\n"
+	}
+}
 # abba(R, I): the ABBA group at window I as a log ratio, B over A.
 function abba(r, i) {
 	return (log(r[i + 1]) + log(r[i + 2]) - log(r[i]) - log(r[i + 3])) / 2
@@ -152,6 +185,7 @@ $2 ~ /^cfg=/ && $3 ~ /^(round|block)=/ {
 }
 $2 == "ta-setup" {
 	kvs(3); guard = kv["guard"] + 0; bmode = ("b" in kv) ? kv["b"] : "auto"
+	amode = ("a" in kv) ? kv["a"] : "off"; taparam = ("param" in kv) ? kv["param"] : "mode"
 	next
 }
 $2 == "ta-clock" { kvs(3); offset = kv["offset"] + 0; next }
@@ -163,6 +197,11 @@ $2 == "ta-win" {
 	next
 }
 $2 == "ta-end" { kvs(3); wend = kv["l1"] + 0; next }
+$2 == "ta-cnt" {
+	kvs(3)
+	for (k in kv) if (k != "win") tcnt[kv["win"], k] = kv[k] + 0
+	next
+}
 $2 == "ta-progress" { kvs(3); np++; pu[np] = kv["up"] + 0; pw[np] = kv["writes"] + 0; next }
 END {
 	split("under underpv ple anchor anchor2 gyield pvple series", order, " ")
@@ -374,14 +413,17 @@ END {
 	if (nwin) {
 		if (R) print ""
 		if (bmode == "") bmode = "auto"
-		bm = "B (" bmode ")"
-		printf "tier A: kvm-pvple mode=%s (B) against mode=off (A) in one boot, ABBA windows;\n", bmode
+		if (amode == "") amode = "off"
+		if (taparam == "") taparam = "mode"
+		bm = "B (" bmode ")"; am = "A (" amode ")"
+		printf "tier A: kvm-pvple %s=%s (B) against %s=%s (A) in one boot, ABBA windows;\n",
+		       taparam, bmode, taparam, amode
 		printf "rates in acquisitions/s over each window less its first %g s (guest clock = L1 - %.3f s)\n",
 		       guard, offset
 		if (nh)
 			printf "co B/A: the co-runner'"'"'s iterations, the same pairing (its clock = L1 - %.3f s)\n",
 			       hoffset
-		printf "%-6s %12s %12s %12s %12s %9s %9s\n", "group", "A (off)", bm, bm, "A (off)", "B/A",
+		printf "%-6s %12s %12s %12s %12s %9s %9s\n", "group", am, bm, bm, am, "B/A",
 		       "co B/A"
 		for (i = 1; i <= nwin; i++) {
 			rate[i] = winrate(i, offset, np, pu, pw)
@@ -389,8 +431,8 @@ END {
 		}
 		k = 0; kh = 0
 		for (i = 1; i + 3 <= nwin; i += 4) {
-			if (wg[i] != wg[i + 3] || wm[i] != "off" || wm[i + 1] != bmode ||
-			    wm[i + 2] != bmode || wm[i + 3] != "off")
+			if (wg[i] != wg[i + 3] || wm[i] != amode || wm[i + 1] != bmode ||
+			    wm[i + 2] != bmode || wm[i + 3] != amode)
 				continue
 			ok = rate[i] > 0 && rate[i + 1] > 0 && rate[i + 2] > 0 && rate[i + 3] > 0
 			lr = "-"
@@ -407,7 +449,11 @@ END {
 			printf "%-6s %12.0f %12.0f %12.0f %12.0f %9s %9s\n", wg[i], rate[i], rate[i + 1],
 			       rate[i + 2], rate[i + 3], lr, hr
 		}
-		what = bmode == "off" ? "tier A A/A off/off" : "tier A pvple on/off"
+		if (taparam == "mode")
+			what = bmode == "off" ? "tier A A/A off/off" : "tier A pvple on/off"
+		else
+			what = sprintf("tier A %s %s %s/%s", (amode == bmode ? "A/A" : "B/A"),
+				       taparam, bmode, amode)
 		gb_ci(x, k)
 		if (k)
 			printf "%s: %s, %d groups, %d above 1, half-width %s\n", what,
@@ -421,6 +467,7 @@ END {
 			       gb_fmt(gb_m, gb_h), kh, gb_pos
 		else if (nwin)
 			print "tier A co-runner beside B over beside A: not recorded"
+		slice_summary()
 	}
 }' "$in"
 

@@ -37,7 +37,12 @@
 # with its own time stamps, the co-runner its hogs' iterations; guests-
 # table.sh turns the windows into rates and the ABBA groups into ratios,
 # the lock guest's and the co-runner's.  GB_TA_B=off makes the B windows
-# off too: the A/A boot, the noise of tier A's ratio.
+# off too: the A/A boot, the noise of tier A's ratio.  GB_TA_PARAM names
+# another module parameter to switch instead of mode= (mode= stays auto),
+# between GB_TA_A and GB_TA_B: GB_TA_PARAM=slice_ext_us GB_TA_A=0
+# GB_TA_B=200 measures the slice extension alone.  The lock guest's
+# kvm-pvple counters are noted at every window's start (one read of
+# debugfs a window), for the slice counters per arm.
 #
 # Noise control: the harness looks at the guests' consoles once a second
 # (no more on the CPUs it measures), the guest settles and runs each
@@ -72,7 +77,9 @@
 #   l2-bench's bench.* parameters           GB_HOGREP (1): the co-runner's
 #   report interval, s       GB_RUN_LIMIT (300 s a run)   GB_PERF (perf)
 #   tier A: GB_WIN (4 s)  GB_TA_GROUPS (40)  GB_TA_SETTLE (20 s)
-#   GB_TA_GUARD (1 s)  GB_TA_WRITERS (8)  GB_TA_B (auto)
+#   GB_TA_GUARD (1 s)  GB_TA_WRITERS (8)  GB_TA_PARAM (mode)  GB_TA_A (off)
+#   GB_TA_B (auto)     GB_SLICE_US (200): kvm-pvple's slice_ext_us= at load
+#   (the emulated host runs 50-100 times slower than hardware)
 #   GB_SCHED_FEAT (none): L1 scheduler features, e.g. NO_PICK_BUDDY
 #   GB_DRY (empty): plan only
 . "$(dirname "$0")/l1-lib.sh"
@@ -134,13 +141,18 @@ ta_groups=${GB_TA_GROUPS:-40}
 ta_settle=${GB_TA_SETTLE:-20}
 ta_guard=${GB_TA_GUARD:-1}
 ta_writers=${GB_TA_WRITERS:-8}
-# The B windows' mode: auto (the product), or off for the A/A boot.
+# The parameter switched, and its value in the A and the B windows:
+# mode=off against mode=auto (the product), or off for the A/A boot.
+ta_param=${GB_TA_PARAM:-mode}
+ta_a=${GB_TA_A:-off}
 ta_b=${GB_TA_B:-auto}
+slice_us=${GB_SLICE_US:-200}
 ko=${PVPLE_KO:-/pvple/ko/kvm-pvple.ko}
 dry=${GB_DRY:-}
 L2_DRY=$dry
 vms=/sys/kernel/debug/kvm-pvple/vms
 modeparam=/sys/module/kvm_pvple/parameters/mode
+taparam=/sys/module/kvm_pvple/parameters/$ta_param
 kvmdbg=/sys/kernel/debug/kvm
 colog=/tmp/gb-corunner.log
 perf=${GB_PERF:-$(command -v perf)}
@@ -161,7 +173,7 @@ modstate=off
 [ -d /sys/module/kvm_pvple ] && modstate=on
 module() {
 	[ "$1" = "$modstate" ] && return
-	if [ "$1" = on ]; then do_ insmod "$ko"; else do_ rmmod kvm_pvple; fi
+	if [ "$1" = on ]; then do_ insmod "$ko" slice_ext_us="$slice_us"; else do_ rmmod kvm_pvple; fi
 	modstate=$1
 }
 
@@ -253,7 +265,9 @@ delta() {
 
 # What the table reads: PLE exits and park hypercalls, what kvm-pvple did
 # with them (acted: directed yields tried and parks), KVM's own directed
-# yields, halts.
+# yields, halts; and, for the log, the slice extension's reschedule
+# requests, those inside a section, grants, those that still descheduled
+# a vCPU inside a section, and grants that ran out inside one.
 summary() {
 	echo "$1" | awk -F= '{ v[$1] = $2 }
 	END {
@@ -268,6 +282,9 @@ summary() {
 		       v["yield_holder"], acted + v["spin"],
 		       v["rec_no_holder"] + v["chain_no_holder"],
 		       v["yield_reached"], v["yield_missed"]
+		printf " sreq=%d incs=%d sgrant=%d sdesched=%d sstill=%d",
+		       v["slice_requests"], v["slice_in_cs"], v["slice_granted"],
+		       v["slice_desched_cs"], v["slice_still_in_cs"]
 	}'
 }
 
@@ -405,13 +422,21 @@ check_guest() {
 	return 1
 }
 
-# tier_a: one boot, kvm-pvple's mode switched in ABBA windows.
+# slice_snap WIN: the lock guest's slice counters now, as "# ta-cnt".
+slice_snap() {
+	grep "^$qpid-" "$vms" 2>/dev/null | tr ' ' '\n' |
+		awk -F= -v w="$1" '$1 ~ /^slice_(requests|in_cs|granted|desched_cs|still_in_cs)$/ {
+			s = s " " substr($1, 7) "=" $2 }
+			END { print "# ta-cnt win=" w s }'
+}
+
+# tier_a: one boot, a kvm-pvple parameter switched in ABBA windows.
 tier_a() {
 	name=tiera log=/tmp/gb-tiera.log
 	# The guest's locktorture outlasts the windows by 30 s, then the
 	# guest reports and ends.
 	secs=$((ta_settle + 4 * ta_groups * win + 30))
-	echo "# ta-setup win=$win guard=$ta_guard groups=$ta_groups settle=$ta_settle writers=$ta_writers b=$ta_b"
+	echo "# ta-setup win=$win guard=$ta_guard groups=$ta_groups settle=$ta_settle writers=$ta_writers param=$ta_param a=$ta_a b=$ta_b"
 	do_ kill -CONT "$corunner"
 	module on
 	do_ sh -c "echo auto >$modeparam"
@@ -426,12 +451,13 @@ tier_a() {
 		g=0 i=0
 		while [ "$g" -lt "$ta_groups" ]; do
 			g=$((g + 1))
-			for m in off "$ta_b" "$ta_b" off; do
+			for m in "$ta_a" "$ta_b" "$ta_b" "$ta_a"; do
 				i=$((i + 1))
-				echo "# would run: echo $m >$modeparam # window $i, group $g, $win s"
+				echo "# would run: echo $m >$taparam # window $i, group $g, $win s"
 			done
 		done
 		do_ sh -c "echo auto >$modeparam"
+		[ "$ta_param" = mode ] || do_ sh -c "echo $slice_us >$taparam"
 		return 0
 	fi
 	# The guest boots, then locktorture prints its first line.
@@ -474,17 +500,20 @@ tier_a() {
 	g=0 i=0
 	while [ "$g" -lt "$ta_groups" ]; do
 		g=$((g + 1))
-		for m in off "$ta_b" "$ta_b" off; do
+		for m in "$ta_a" "$ta_b" "$ta_b" "$ta_a"; do
 			i=$((i + 1))
-			echo "$m" >"$modeparam"
+			echo "$m" >"$taparam"
 			uptime_
 			echo "# ta-win win=$i group=$g mode=$m l1=$up"
+			slice_snap "$i"
 			sleep "$win"
 		done
 	done
 	uptime_
 	echo "# ta-end l1=$up"
+	slice_snap end
 	echo auto >"$modeparam"
+	[ "$ta_param" = mode ] || echo "$slice_us" >"$taparam"
 	# The guest's own end: 30 s more of locktorture, then its report.
 	start=${up%.*}
 	while kill -0 "$qpid" 2>/dev/null; do
