@@ -321,8 +321,9 @@ static bool end_known(enum pvple_chain_end end)
  * lock next.  Parks go behind chain[0], the vCPU the spinner itself waits
  * for, so that wake-ups keep the queue's order.  "Spin" only while the
  * holder runs and nobody on the chain is kept off a CPU, and only
- * PVPLE_SPIN_MAX times per record.  Everything else is stock: KVM's own
- * guess costs what it costs today.
+ * PVPLE_SPIN_MAX times per record; the same for a holder that spins
+ * inside its critical section (@in->held).  Everything else is stock:
+ * KVM's own guess costs what it costs today.
  *
  * Return: the action.
  */
@@ -333,6 +334,11 @@ enum pvple_action pvple_decide(const struct pvple_spin_in *in,
 	bool stuck = false;
 
 	*at = 0;
+	/* A holder keeps its CPU, PVPLE_SPIN_MAX exits in a row at most. */
+	if (in->mode != PVPLE_MODE_OFF && in->mode < PVPLE_NR_MODES &&
+	    in->rec == PVPLE_REC_IDLE && in->held &&
+	    in->spins < PVPLE_SPIN_MAX)
+		return PVPLE_ACT_SPIN;
 	/* Without a usable record, KVM's own guess is the best there is. */
 	if (in->mode == PVPLE_MODE_OFF || in->mode >= PVPLE_NR_MODES ||
 	    in->rec != PVPLE_REC_OK || in->cycle || !len ||

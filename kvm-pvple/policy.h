@@ -182,6 +182,13 @@ struct pvple_spin_in {
 	 * waiter and stealer of its lock.  A head never parks.
 	 */
 	bool head;
+	/*
+	 * The spinner's record is idle, yet another vCPU's walk took it for
+	 * a lock holder during this run of it, and its guest is inside a
+	 * critical section: a holder spinning on something else (a udelay()
+	 * under the lock).  A yield would give its CPU to those who wait.
+	 */
+	bool held;
 };
 
 enum pvple_action {

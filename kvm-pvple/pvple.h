@@ -79,6 +79,7 @@ enum pvple_stat {
 	PVPLE_STAT_SPIN_LIMIT,
 	PVPLE_STAT_YIELD_REACHED,
 	PVPLE_STAT_YIELD_MISSED,
+	PVPLE_STAT_HELD_SPIN,
 	/* the slice extension (slice.c) */
 	PVPLE_STAT_SLICE_REQUESTS,
 	PVPLE_STAT_SLICE_IN_CS,
@@ -141,6 +142,7 @@ struct pvple_vcpu {
 	bool registered;
 	struct kvm_vcpu *parked_on;
 	unsigned long runs;		/* loads and park exits, park.c */
+	unsigned long named_runs;	/* taken for a holder in this run */
 	u64 last_hc_park_ns;		/* pvple_hc_park_throttled() */
 	u64 spin_wait;			/* the record last answered "spin" */
 	unsigned int spins;		/* how many times in a row */
@@ -258,6 +260,8 @@ void pvple_slice_init(struct pvple_vcpu *pv);
 void pvple_slice_exit(struct pvple_vcpu *pv);
 void pvple_slice_left(struct pvple_vm *vm, struct pvple_vcpu *pv);
 void pvple_slice_resched(struct kvm_vcpu *vcpu);
+void pvple_slice_named(struct pvple_vcpu *tpv, bool running);
+bool pvple_slice_held(struct kvm_vcpu *vcpu, struct pvple_vcpu *pv);
 
 /* cpuid.c */
 void pvple_cpuid_set(struct kvm_vcpu *vcpu, struct kvm_cpuid_entry2 *e2,

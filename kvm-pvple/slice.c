@@ -200,3 +200,47 @@ void pvple_slice_resched(struct kvm_vcpu *vcpu)
 	if (pvple_slice_in_cs(&in))
 		pvple_count(vm, PVPLE_STAT_SLICE_DESCHED_CS);
 }
+
+/**
+ * pvple_slice_named() - A spinner takes a vCPU for the holder of its lock.
+ * @tpv: that vCPU's state, or NULL if it has none.
+ * @running: whether it runs now.
+ *
+ * Notes the run of @tpv in which it holds the lock others wait for: this
+ * one if it runs, else its next (->runs counts its loads).  A hint, read
+ * and written without ordering: a stale or lost one costs at most
+ * PVPLE_SPIN_MAX "spin" answers, or a yield stock would have made.
+ *
+ * Context: a spinner of @tpv's VM, in a PLE exit.
+ */
+void pvple_slice_named(struct pvple_vcpu *tpv, bool running)
+{
+	if (tpv)
+		WRITE_ONCE(tpv->named_runs, READ_ONCE(tpv->runs) + !running);
+}
+
+/**
+ * pvple_slice_held() - Is a vCPU in a PLE exit a holder others wait for?
+ * @vcpu: the vCPU, whose own record is idle.
+ * @pv: its state.
+ *
+ * True if another vCPU took it for the holder during this run of it
+ * (pvple_slice_named()) and its guest is inside a critical section: it
+ * spins on something else with a lock held (a udelay() under the lock).
+ * The count is read only after the cheaper test passed.
+ *
+ * Context: the vCPU's own task, in the exit, kvm->srcu held.
+ *
+ * Return: whether yielding would give its CPU away from those waiting.
+ */
+bool pvple_slice_held(struct kvm_vcpu *vcpu, struct pvple_vcpu *pv)
+{
+	u32 count;
+
+	if (!pv->preempt_gpa || READ_ONCE(pv->named_runs) != pv->runs)
+		return false;
+	if (kvm_read_guest_cached(vcpu->kvm, &pv->preempt_ghc, &count,
+				  sizeof(count)))
+		return false;
+	return count & PVPLE_PREEMPT_COUNT_MASK;
+}

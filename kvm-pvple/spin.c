@@ -237,7 +237,8 @@ static void pvple_account(struct pvple_vm *vm, struct kvm_vcpu *me,
 	}
 	switch (o->act) {
 	case PVPLE_ACT_SPIN:
-		pvple_count(vm, PVPLE_STAT_SPIN);
+		pvple_count(vm, in->rec == PVPLE_REC_IDLE ?
+			    PVPLE_STAT_HELD_SPIN : PVPLE_STAT_SPIN);
 		break;
 	case PVPLE_ACT_PARK:
 		pvple_count(vm, PVPLE_STAT_PARKS);
@@ -339,6 +340,10 @@ static long pvple_spin(struct kvm_vcpu *me, bool from_hc,
 		in->chain[0] = pvple_target_state(target, c->pv[0]);
 		in->cycle = c->pv[0] && READ_ONCE(c->pv[0]->parked_on) == me;
 		pvple_walk(me, vm, &rec, &o);
+		if (in->end == PVPLE_CHAIN_HOLDER || in->end == PVPLE_CHAIN_STALE)
+			pvple_slice_named(c->pv[in->len - 1],
+					  in->chain[in->len - 1] ==
+					  PVPLE_TARGET_RUNNING);
 		/* Only this vCPU's task touches its spin count. */
 		in->spins = pv->spin_wait == rec.wait ? pv->spins : 0;
 		/*
@@ -349,6 +354,11 @@ static long pvple_spin(struct kvm_vcpu *me, bool from_hc,
 				    pvple_event(me, pvple_vcpu_irq_on(me));
 	}
 
+	/* A holder spinning inside its section (a udelay() under it). */
+	if (!from_hc && in->rec == PVPLE_REC_IDLE) {
+		in->held = pvple_slice_held(me, pv);
+		in->spins = pv->spin_wait == rec.wait ? pv->spins : 0;
+	}
 	o.decided = pvple_decide(in, &o.decided_at);
 	o.act = o.decided;
 	o.at = o.decided_at;

@@ -57,6 +57,7 @@ static const char * const pvple_stat_names[PVPLE_NR_STATS] = {
 	[PVPLE_STAT_SPIN_LIMIT]		= "spin_limit",
 	[PVPLE_STAT_YIELD_REACHED]	= "yield_reached",
 	[PVPLE_STAT_YIELD_MISSED]	= "yield_missed",
+	[PVPLE_STAT_HELD_SPIN]		= "held_spin",
 	[PVPLE_STAT_SLICE_REQUESTS]	= "slice_requests",
 	[PVPLE_STAT_SLICE_IN_CS]	= "slice_in_cs",
 	[PVPLE_STAT_SLICE_GRANTED]	= "slice_granted",

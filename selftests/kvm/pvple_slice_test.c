@@ -4,10 +4,11 @@
  * inside a critical section (its registered preemption count is not zero)
  * keeps its CPU for at most slice_ext_us past a reschedule request, once
  * per request; a guest that says so forever takes no more than that from
- * a neighbour.
+ * a neighbour.  A holder that spins inside its section keeps its CPU.
  *
  * The vCPU thread shares host CPU 0 with a busy host thread, so that the
- * scheduler asks it to reschedule at every tick.  Needs no PLE.
+ * scheduler asks it to reschedule at every tick.  Only the last test
+ * needs PLE.
  */
 #include "pvple_lock.h"
 
@@ -211,6 +212,70 @@ TEST_F_TIMEOUT(pvple, slice_hostile_guest_spares_other_vms,
 	ASSERT_GE(ca.slice_granted, 10);
 	ASSERT_EQ(cp.slice_granted, 0);
 	ASSERT_GE(hostile, 0.95 * (plain < plain2 ? plain : plain2));
+}
+
+/*
+ * A holder that spins inside its section (PAUSE, as udelay() does) while
+ * vCPU 1 waits for its lock: vCPU 1's PLE exits take vCPU 0 for the
+ * holder, and vCPU 0's own exits, with an idle record, go back to the
+ * guest instead of yielding its CPU away, PVPLE_SPIN_MAX (8) in a row at
+ * most.  With a zero count it is not in a section: stock.
+ */
+static void guest_held_pause(u32 id)
+{
+	GUEST_ASSERT_EQ(pvple_guest_register_all(&guest_areas[id],
+						 guest_area_gpa[id],
+						 (u64)__executable_start,
+						 (u64)etext, guest_count_gpa), 0);
+	if (id == 0) {
+		pvple_ticket_lock(&guest_lock, 0, &guest_areas[0], false);
+		WRITE_ONCE(guest_held, 1);
+		while (!READ_ONCE(guest_release))
+			asm volatile("pause" ::: "memory");
+		pvple_ticket_unlock(&guest_lock);
+	} else {
+		while (!READ_ONCE(guest_held))
+			asm volatile("" ::: "memory");
+		pvple_ticket_lock(&guest_lock, 1, &guest_areas[1], false);
+		pvple_ticket_unlock(&guest_lock);
+	}
+	GUEST_DONE();
+}
+
+static void run_held(struct __test_metadata *_metadata, u64 count,
+		     struct pvple_counts *c)
+{
+	struct pvple_vcpu_thread t[2];
+	struct kvm_vm *vm = create_vm(2, guest_held_pause, t, -1);
+
+	guest_count_gpa = addr_gva2gpa(vm, (vm_vaddr_t)&guest_count);
+	sync_global_to_guest(vm, guest_count_gpa);
+	*(u32 *)addr_gva2hva(vm, (vm_vaddr_t)&guest_count) = count;
+	pvple_start_vcpus(t, 2);
+	sleep(2);
+	release_and_wait(vm, t, 2);
+	ASSERT_TRUE(pvple_vm_counts(vm, c));
+	kvm_vm_free(vm);
+	ksft_print_msg("count=0x%lx: %lu PLE exits, %lu spin, %lu held, %lu stock (%lu idle)\n",
+		       count, c->ple_exits, c->spin, c->held_spin, c->stock,
+		       c->rec_idle);
+}
+
+TEST_F_TIMEOUT(pvple, held_holder_keeps_its_cpu, HARNESS_TIMEOUT_S)
+{
+	struct pvple_counts c;
+
+	if (unsupported(true))
+		SKIP(return, "%s", unsupported(true));
+	if (need_two_cpus())
+		SKIP(return, "%s", need_two_cpus());
+	set_params("auto", "2000");
+	run_held(_metadata, 1, &c);
+	ASSERT_GE(c.held_spin, 1);
+	ASSERT_LE(c.held_spin, 8 * (c.rec_idle + 1));
+	run_held(_metadata, 0, &c);
+	ASSERT_GE(c.rec_idle, 1);
+	ASSERT_EQ(c.held_spin, 0);
 }
 
 TEST_HARNESS_MAIN

@@ -89,6 +89,7 @@ struct pvple_counts {
 	u64 slice_fault;
 	u64 slice_desched_cs;
 	u64 slice_ns;
+	u64 held_spin;
 };
 
 /* Module parameters: set (failing the test on error) and read back. */

@@ -985,12 +985,45 @@ static unsigned int test_slice(bool run)
 	return 0;
 }
 
+/* A holder spinning inside its section (an idle record) keeps its CPU. */
+static unsigned int test_held(bool run)
+{
+	struct pvple_spin_in in = {
+		.mode = PVPLE_MODE_AUTO, .rec = PVPLE_REC_IDLE, .held = true,
+	};
+	unsigned int at;
+
+	if (!run)
+		return 6;
+	ksft_test_result(pvple_decide(&in, &at) == PVPLE_ACT_SPIN && !at,
+			 "held: a holder in its section spins\n");
+	in.spins = PVPLE_SPIN_MAX - 1;
+	ksft_test_result(pvple_decide(&in, &at) == PVPLE_ACT_SPIN,
+			 "held: up to the spin limit\n");
+	in.spins = PVPLE_SPIN_MAX;
+	ksft_test_result(pvple_decide(&in, &at) == PVPLE_ACT_STOCK,
+			 "held: at the spin limit: stock\n");
+	in.spins = 0;
+	in.mode = PVPLE_MODE_OFF;
+	ksft_test_result(pvple_decide(&in, &at) == PVPLE_ACT_STOCK,
+			 "held: mode off: stock\n");
+	in.mode = PVPLE_MODE_YIELD;
+	in.held = false;
+	ksft_test_result(pvple_decide(&in, &at) == PVPLE_ACT_STOCK,
+			 "held: an idle record not taken for a holder: stock\n");
+	in.held = true;
+	in.rec = PVPLE_REC_UNREGISTERED;
+	ksft_test_result(pvple_decide(&in, &at) == PVPLE_ACT_STOCK,
+			 "held: only with an idle record\n");
+	return 0;
+}
+
 /* Each returns, asked with run = false, how many results it reports. */
 static unsigned int (*const tests[])(bool run) = {
 	test_hc_decode, test_rec_check, test_chain_hop, test_chain_step,
 	test_walks, test_decide_table, test_decide_properties, test_classify,
 	test_hc_filter, test_throttle, test_irq_on, test_stock_result,
-	test_registration, test_slice,
+	test_registration, test_slice, test_held,
 };
 
 int main(void)

@@ -34,6 +34,8 @@ mutants=(
 	'the need-resched bit counts as a section|s/(in->count \& PVPLE_PREEMPT_COUNT_MASK)/in->count/'
 	'a lock waiter is kept|s/if (in->waiting)/if (0)/'
 	'the extension ignores its switch|s/if (!in->on)/if (0)/'
+	'an idle spinner not taken for a holder keeps its CPU|s/in->rec == PVPLE_REC_IDLE \&\& in->held \&\&/in->rec == PVPLE_REC_IDLE \&\&/'
+	'a holder keeps its CPU in mode off|s/if (in->mode != PVPLE_MODE_OFF \&\& in->mode < PVPLE_NR_MODES \&\&/if (in->mode < PVPLE_NR_MODES \&\&/'
 )
 cflags=(-include stdbool.h -O1 -w -I"$top/include" -I"$top/kvm-pvple" -I"${KSRC:?KSRC: a 6.12 source tree is needed}/tools/testing/selftests")
 echo "TAP version 13"
