@@ -120,7 +120,7 @@ function winrate(i, off, n, u, w,    t1, gs, ge, a0, a1) {
 # the start of each window and at the end) per second of the A and B
 # windows, by their place in the ABBA group.
 function slice_summary(    i, j, k, nx, arm, d, t, tt, sum, n, names, fa, fb) {
-	n = split("requests in_cs granted still_in_cs desched_cs", names, " ")
+	n = split("requests in_cs granted still_in_cs desched_cs ple_exits held_spin yield_ok yield_reached yield_missed", names, " ")
 	for (i = 1; i <= nwin; i++) {
 		nx = i < nwin ? i + 1 : "end"
 		if (!((i, "desched_cs") in tcnt) || !((nx, "desched_cs") in tcnt))
@@ -147,6 +147,13 @@ function slice_summary(    i, j, k, nx, arm, d, t, tt, sum, n, names, fa, fb) {
 			printf "   B/A %.3f: %s by %.0f %%", fb / fa, (fb <= fa ? "falls" : "rises"),
 			       100 * (fb <= fa ? 1 - fb / fa : fb / fa - 1)
 		printf "\n"
+	}
+	for (j = 1; j <= 2; j++) {
+		k = j == 1 ? "A" : "B"
+		t = sum[k, "yield_reached"] + sum[k, "yield_missed"]
+		printf "  yields whose target ran before the next exit, %s windows: %s\n", k,
+		       (t > 0 ? sprintf("%d of %d (%.1f %%)", sum[k, "yield_reached"], t,
+					100 * sum[k, "yield_reached"] / t) : "none")
 	}
 }
 # abba(R, I): the ABBA group at window I as a log ratio, B over A.

@@ -74,7 +74,7 @@ bench_guests() {
 	done
 	if [ "${GB_TIER:-B}" = A ]; then
 		log "Linux-guest benchmark, tier A: ${GB_TA_GROUPS:-40} ABBA groups of" \
-		    "${GB_WIN:-4} s windows, kvm-pvple mode=${GB_TA_B:-auto} against off"
+		    "${GB_WIN:-4} s windows, kvm-pvple ${GB_TA_PARAM:-mode}=${GB_TA_B:-auto} against ${GB_TA_A:-off}"
 	else
 		log "Linux-guest benchmark: ${GB_BLOCKS:-one Williams design of} blocks of" \
 		    "${GB_CONFIGS:-anchor anchor2 pvple series under underpv}"

@@ -525,7 +525,8 @@ check "per-run table: the share of yields whose target ran" \
 
 # Tier A on another parameter (the slice extension): its plan, and the
 # slice counters per arm.  A windows add 40 reschedules in a section
-# each (10/s), B windows 8 (2/s): B/A 0.200, "falls by 80 %".
+# each (10/s), B windows 8 (2/s): B/A 0.200, "falls by 80 %"; of their
+# yields, 1 in 4 reached the target in A windows, 3 in 4 in B windows.
 GB_DRY=1 GB_TIER=A GB_TA_GROUPS=1 GB_TA_PARAM=slice_ext_us GB_TA_A=0 GB_TA_B=200 \
 	GB_CPUS=0,1 sh "$l1" >"$tmp/planS" 2>&1
 check "tier A, GB_TA_PARAM=slice_ext_us: windows 0, 200, 200, 0, mode stays auto, the default back" \
@@ -537,19 +538,21 @@ $2 == "ta-setup" { sub(/ b=auto$/, " param=slice_ext_us a=0 b=200") }
 $2 == "ta-win" {
 	w = $3; sub(/^win=/, "", w)
 	gsub(/ mode=off /, " mode=0 "); gsub(/ mode=auto /, " mode=200 ")
-	print; print "# ta-cnt win=" w " requests=" r " in_cs=" r " granted=0 still_in_cs=0 desched_cs=" d
-	arm = ((w - 1) % 4 == 0 || (w - 1) % 4 == 3) ? 40 : 8
-	d += arm; r += 50
+	print; print "# ta-cnt win=" w " requests=" r " in_cs=" r " granted=0 still_in_cs=0 desched_cs=" d " yield_reached=" y " yield_missed=" m
+	a = ((w - 1) % 4 == 0 || (w - 1) % 4 == 3)
+	d += a ? 40 : 8; r += 50; y += a ? 1 : 3; m += a ? 3 : 1
 	next
 }
-$2 == "ta-end" { print; print "# ta-cnt win=end requests=" r " in_cs=" r " granted=0 still_in_cs=0 desched_cs=" d; next }
+$2 == "ta-end" { print; print "# ta-cnt win=end requests=" r " in_cs=" r " granted=0 still_in_cs=0 desched_cs=" d " yield_reached=" y " yield_missed=" m; next }
 { print }' "$tmp/tiera" >"$tmp/tieraS"
 "$top/scripts/guest/guests-table.sh" "$tmp/tieraS" >"$tmp/tableS" 2>&1
 check "tier A on slice_ext_us: labelled, paired, the slice counters per arm" \
 	sh -c "grep -q '^tier A B/A slice_ext_us 200/0: ' '$tmp/tableS' &&
 	       grep -q 'slice_ext_us=200 (B) against slice_ext_us=0 (A)' '$tmp/tableS' &&
 	       grep -Eq '^  desched_cs +10\.0 / +2\.0   B/A 0\.200: falls by 80 %' '$tmp/tableS' &&
-	       grep -Eq '^  requests +12\.5 / +12\.5' '$tmp/tableS'"
+	       grep -Eq '^  requests +12\.5 / +12\.5' '$tmp/tableS' &&
+	       grep -q 'target ran before the next exit, A windows: 12 of 48 (25.0 %)' '$tmp/tableS' &&
+	       grep -q 'target ran before the next exit, B windows: 36 of 48 (75.0 %)' '$tmp/tableS'"
 mutant guests-table.sh 's/arm = ((i - 1) % 4 == 0 || (i - 1) % 4 == 3) ? "A" : "B"/arm = (i % 2) ? "A" : "B"/' "$tmp/tieraS"
 check "the check fails on slice counters given to the wrong arm" \
 	sh -c "! grep -Eq '^  desched_cs +10\.0 / +2\.0' '$tmp/table.broken'"
