@@ -252,8 +252,13 @@ static int pvple_hook_register(struct pvple_hook *hook)
 	ret = register_ftrace_function(&hook->ops);
 	if (ret) {
 		/* -EBUSY: another IPMODIFY user (e.g. a livepatch) owns it. */
-		pr_err("cannot hook %s (%d)\n", hook->name, ret);
 		ftrace_free_filter(&hook->ops);
+		if (hook->lost) {
+			pr_info("cannot hook %s (%d): %s has no effect\n",
+				hook->name, ret, hook->lost);
+			return 0;
+		}
+		pr_err("cannot hook %s (%d)\n", hook->name, ret);
 		return ret;
 	}
 	hook->registered = true;

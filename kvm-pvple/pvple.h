@@ -152,7 +152,7 @@ struct pvple_vcpu {
 	struct hrtimer slice_timer;	/* ends a slice extension */
 	struct task_struct *slice_task;	/* granted to, for the timer */
 	bool slice_granted;		/* since the last reschedule request */
-	u64 slice_start_ns;
+	u64 slice_start_ns, slice_bound_ns;
 };
 
 struct pvple_vm {

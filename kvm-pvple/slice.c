@@ -16,12 +16,16 @@
  * just before VM entry.  The hook (hooks.c) runs pvple_slice_resched()
  * there, before the flag is read.  The other points, not covered:
  *  - preempt=full: the preempt_enable() after the VM exit in
- *    vcpu_enter_guest() schedules before the loop gets there.  The distro
- *    kernels pvple targets boot PREEMPT_DYNAMIC voluntary, where it does
- *    not (design.rst).
- *  - cond_resched() in exit handlers (the MMU's, the emulator's) and the
- *    vCPU's own blocking or yielding (HLT, a PLE exit): these are the
- *    vCPU's own doing, not a preemption.
+ *    vcpu_enter_guest(), and the preempt_enable_notrace() that ends
+ *    ftrace's own callback (ftrace_ops_assist_func()), schedule before the
+ *    redirect runs; it then finds no request and does nothing.  The
+ *    distro kernels pvple targets boot PREEMPT_DYNAMIC voluntary, where
+ *    neither does (design.rst).
+ *  - cond_resched() and might_sleep() points inside exit handlers (the
+ *    MMU's fault-in, the emulator's): a host request is honoured there
+ *    too, with no hook before it.
+ *  - the vCPU's own blocking or yielding (HLT, a PLE exit): not a
+ *    preemption.
  *
  * A grant clears TIF_NEED_RESCHED and its folded copy in the preemption
  * count (clear_tsk_need_resched(), clear_preempt_need_resched()) and arms
@@ -86,18 +90,28 @@ void pvple_slice_exit(struct pvple_vcpu *pv)
 	hrtimer_cancel(&pv->slice_timer);
 }
 
-/* The grant is over: how it ended, and for how long it ran. */
+/*
+ * The grant is over: how it ended, and for how long it ran (for a vCPU
+ * that left its CPU, no longer than its bound: the rest was off the CPU).
+ * hrtimer_cancel(), not the try_ variant: a callback still running on the
+ * CPU this vCPU left would keep the timer on that CPU for the next grant
+ * (switch_hrtimer_base() does not move a running timer), where it would
+ * find another task current and raise nothing.  It waits only for the
+ * callback's few instructions.  Preemption is off.
+ */
 static void pvple_slice_end(struct pvple_vm *vm, struct pvple_vcpu *pv,
 			    enum pvple_stat how)
 {
-	bool pending = hrtimer_try_to_cancel(&pv->slice_timer) > 0;
+	bool pending = hrtimer_cancel(&pv->slice_timer);
+	u64 ns = ktime_get_ns() - pv->slice_start_ns;
 
 	WRITE_ONCE(pv->slice_task, NULL);
 	pv->slice_granted = false;
+	if (how == PVPLE_STAT_SLICE_LEFT)
+		ns = min(ns, pv->slice_bound_ns);
 	pvple_count(vm, pending && how == PVPLE_STAT_SLICE_EXPIRED ?
 		    PVPLE_STAT_SLICE_CUT : how);
-	pvple_count_n(vm, PVPLE_STAT_SLICE_NS,
-		      ktime_get_ns() - pv->slice_start_ns);
+	pvple_count_n(vm, PVPLE_STAT_SLICE_NS, ns);
 }
 
 /**
@@ -125,20 +139,40 @@ static void pvple_slice_grant(struct pvple_vm *vm, struct pvple_vcpu *pv,
 	WRITE_ONCE(pv->slice_task, current);
 	pv->slice_granted = true;
 	pv->slice_start_ns = ktime_get_ns();
-	hrtimer_start(&pv->slice_timer, us * NSEC_PER_USEC,
+	pv->slice_bound_ns = us * NSEC_PER_USEC;
+	hrtimer_start(&pv->slice_timer, pv->slice_bound_ns,
 		      HRTIMER_MODE_REL_PINNED_HARD);
 	pvple_count(vm, PVPLE_STAT_SLICE_GRANTED);
+}
+
+/*
+ * May this task keep its CPU at all?  Not with a signal pending (the vCPU
+ * is on its way out to user space: xfer_to_guest_mode_work()), nor with a
+ * core-scheduling cookie: __schedule() forces a sibling of another cookie
+ * off with a reschedule, which a grant would delay.
+ */
+static bool pvple_slice_allowed(struct task_struct *t)
+{
+#ifdef CONFIG_SCHED_CORE
+	if (t->core_cookie)
+		return false;
+#endif
+	return !signal_pending(t);
 }
 
 /**
  * pvple_slice_resched() - A vCPU task is about to be rescheduled.
  * @vcpu: the vCPU, on its way back into the guest.
  *
- * Called with TIF_NEED_RESCHED set, just before KVM honours it.  Reads the
- * guest's preemption count and the vCPU's own record, asks
- * pvple_slice_decide(), and grants, ends a grant, or does nothing.  A vCPU
- * that registered no count (a guest without PREEMPT_COUNT, or one whose
- * memory is encrypted) costs one lookup.
+ * Called when TIF_NEED_RESCHED was set, just before KVM honours it.  Reads
+ * the guest's preemption count and the vCPU's own record (which may
+ * sleep: a fault), then, with preemption off, checks that the request is
+ * still there -- a read that slept, or under preempt=full the
+ * preempt_enable_notrace() of ftrace's callback (ftrace_ops_assist_func()),
+ * may have honoured it already -- asks pvple_slice_decide() and grants,
+ * ends a grant, or does nothing.  A vCPU that registered no count (a guest
+ * without PREEMPT_COUNT, or one whose memory is encrypted) costs one
+ * lookup.
  *
  * Context: the vCPU's own task, process context, preemption on, not in
  * kvm->srcu (vcpu_run() leaves it before xfer_to_guest_mode_handle_work()).
@@ -162,43 +196,44 @@ void pvple_slice_resched(struct kvm_vcpu *vcpu)
 		return;
 
 	us = READ_ONCE(pvple_slice_ext_us);
-	in.on = us && pvple_vm_mode(vm) != PVPLE_MODE_OFF;
-	in.granted = pv->slice_granted;
 	idx = srcu_read_lock(&vcpu->kvm->srcu);
 	in.read_ok = !kvm_read_guest_cached(vcpu->kvm, &pv->preempt_ghc,
 					    &in.count, sizeof(in.count));
-	if (pvple_slice_in_cs(&in) && in.on && !in.granted)
+	if (pvple_slice_in_cs(&in))
 		in.waiting = pvple_read_record(vcpu, pv, &rec) != PVPLE_REC_IDLE;
 	srcu_read_unlock(&vcpu->kvm->srcu, idx);
 
-	d = pvple_slice_decide(&in);
-	pvple_count(vm, PVPLE_STAT_SLICE_REQUESTS);
-	if (pvple_slice_in_cs(&in))
-		pvple_count(vm, PVPLE_STAT_SLICE_IN_CS);
-	trace_kvm_pvple_slice(vcpu->kvm, vcpu->vcpu_id, d, in.count);
-	switch (d) {
-	case PVPLE_SLICE_GRANT:
-		preempt_disable();
-		pvple_slice_grant(vm, pv, us);
+	preempt_disable();
+	if (!tif_need_resched()) {
 		preempt_enable();
 		return;
-	case PVPLE_SLICE_END:
-		if (pvple_slice_in_cs(&in))
-			pvple_count(vm, PVPLE_STAT_SLICE_STILL_IN_CS);
-		pvple_slice_end(vm, pv, PVPLE_STAT_SLICE_EXPIRED);
-		break;
-	case PVPLE_SLICE_WAITING:
-		pvple_count(vm, PVPLE_STAT_SLICE_WAITING);
-		break;
-	case PVPLE_SLICE_FAULT:
-		pvple_count(vm, PVPLE_STAT_SLICE_FAULT);
-		break;
-	default:
-		break;
 	}
-	/* The reschedule goes ahead: did it take a vCPU in a section? */
-	if (pvple_slice_in_cs(&in))
-		pvple_count(vm, PVPLE_STAT_SLICE_DESCHED_CS);
+	in.on = us && pvple_vm_mode(vm) != PVPLE_MODE_OFF &&
+		pvple_slice_allowed(current);
+	in.granted = pv->slice_granted;
+	d = pvple_slice_decide(&in);
+	if (d == PVPLE_SLICE_GRANT)
+		pvple_slice_grant(vm, pv, us);
+	else if (d == PVPLE_SLICE_END)
+		pvple_slice_end(vm, pv, PVPLE_STAT_SLICE_EXPIRED);
+	preempt_enable();
+
+	pvple_count(vm, PVPLE_STAT_SLICE_REQUESTS);
+	trace_kvm_pvple_slice(vcpu->kvm, vcpu->vcpu_id, d, in.count);
+	if (!pvple_slice_in_cs(&in)) {
+		if (d == PVPLE_SLICE_FAULT)
+			pvple_count(vm, PVPLE_STAT_SLICE_FAULT);
+		return;
+	}
+	pvple_count(vm, PVPLE_STAT_SLICE_IN_CS);
+	if (d == PVPLE_SLICE_GRANT)
+		return;
+	if (d == PVPLE_SLICE_END)
+		pvple_count(vm, PVPLE_STAT_SLICE_STILL_IN_CS);
+	else if (d == PVPLE_SLICE_WAITING)
+		pvple_count(vm, PVPLE_STAT_SLICE_WAITING);
+	/* The reschedule goes ahead with the vCPU inside a section. */
+	pvple_count(vm, PVPLE_STAT_SLICE_DESCHED_CS);
 }
 
 /**

@@ -55,6 +55,8 @@ struct pvple_vcpu *pvple_vcpu_get(struct pvple_vm *vm, struct kvm_vcpu *vcpu)
 	if (!pv)
 		return NULL;
 	pv->vcpu = vcpu;
+	/* Taken for a holder in no run yet (pvple_slice_held()). */
+	pv->named_runs = ULONG_MAX;
 	init_swait_queue_head(&pv->waiters);
 	pvple_slice_init(pv);
 	old = xa_cmpxchg(&vm->vcpus, vcpu->vcpu_idx, NULL, pv,

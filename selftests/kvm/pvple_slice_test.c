@@ -104,11 +104,14 @@ TEST_F_TIMEOUT(pvple, slice_extended_in_a_section, HARNESS_TIMEOUT_S)
 	ASSERT_EQ(c.slice_fault + c.slice_waiting, 0);
 	/*
 	 * Grant, end, grant, end: a request while a grant runs always ends
-	 * it, so never more grants than every other request, and the
+	 * it, so never more grants than every other request -- but for a
+	 * grant that ended with the vCPU leaving its CPU (the timer's
+	 * request honoured at another point, a cond_resched()) -- and the
 	 * guest, which never leaves its section, is still in it each time.
 	 */
 	ASSERT_GE(c.slice_granted, c.slice_requests / 3);
-	ASSERT_LE(c.slice_granted, (c.slice_requests + 1) / 2);
+	ASSERT_LE(c.slice_granted,
+		  (c.slice_requests + 1) / 2 + c.slice_left);
 	ended = c.slice_expired + c.slice_cut + c.slice_left;
 	ASSERT_GE(ended + 1, c.slice_granted);
 	ASSERT_LE(ended, c.slice_granted);
