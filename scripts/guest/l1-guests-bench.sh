@@ -78,7 +78,7 @@
 #   report interval, s       GB_RUN_LIMIT (300 s a run)   GB_PERF (perf)
 #   tier A: GB_WIN (4 s)  GB_TA_GROUPS (40)  GB_TA_SETTLE (20 s)
 #   GB_TA_GUARD (1 s)  GB_TA_WRITERS (8)  GB_TA_PARAM (mode)  GB_TA_A (off)
-#   GB_TA_B (auto)     GB_SLICE_US (200): kvm-pvple's slice_ext_us= at load
+#   GB_TA_B (auto)     GB_SLICE_US (1000): kvm-pvple's slice_ext_us= at load
 #   (the emulated host runs 50-100 times slower than hardware)
 #   GB_SCHED_FEAT (none): L1 scheduler features, e.g. NO_PICK_BUDDY
 #   GB_DRY (empty): plan only
@@ -146,7 +146,7 @@ ta_writers=${GB_TA_WRITERS:-8}
 ta_param=${GB_TA_PARAM:-mode}
 ta_a=${GB_TA_A:-off}
 ta_b=${GB_TA_B:-auto}
-slice_us=${GB_SLICE_US:-200}
+slice_us=${GB_SLICE_US:-1000}
 ko=${PVPLE_KO:-/pvple/ko/kvm-pvple.ko}
 dry=${GB_DRY:-}
 L2_DRY=$dry

@@ -529,10 +529,10 @@ check "per-run table: the share of yields whose target ran" \
 # yields, 1 in 4 reached the target in A windows, 3 in 4 in B windows.
 GB_DRY=1 GB_TIER=A GB_TA_GROUPS=1 GB_TA_PARAM=slice_ext_us GB_TA_A=0 GB_TA_B=200 \
 	GB_CPUS=0,1 sh "$l1" >"$tmp/planS" 2>&1
-check "tier A, GB_TA_PARAM=slice_ext_us: windows 0, 200, 200, 0, mode stays auto, the default back" \
-	sh -c "[ \"\$(sed -n 's|^# would run: \(sh -c \)\?echo \([0-9]*\) >/sys/module/kvm_pvple/parameters/slice_ext_us.*|\2|p' '$tmp/planS' | tr '\n' ' ')\" = '0 200 200 0 200 ' ] &&
+check "tier A, GB_TA_PARAM=slice_ext_us: windows 0, 200, 200, 0, mode stays auto, the load-time value back" \
+	sh -c "[ \"\$(sed -n 's|^# would run: \(sh -c \)\?echo \([0-9]*\) >/sys/module/kvm_pvple/parameters/slice_ext_us.*|\2|p' '$tmp/planS' | tr '\n' ' ')\" = '0 200 200 0 1000 ' ] &&
 	       [ \"\$(grep -c 'parameters/mode' '$tmp/planS')\" = 2 ] &&
-	       grep -q 'would run: insmod .*kvm-pvple.ko slice_ext_us=200' '$tmp/planS'"
+	       grep -q 'would run: insmod .*kvm-pvple.ko slice_ext_us=1000' '$tmp/planS'"
 awk 'BEGIN { d = 0; r = 0 }
 $2 == "ta-setup" { sub(/ b=auto$/, " param=slice_ext_us a=0 b=200") }
 $2 == "ta-win" {
