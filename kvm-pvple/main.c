@@ -127,8 +127,9 @@ MODULE_PARM_DESC(park_hc_gap_us, "at most one yield or park per this many us per
  * asked to yield, 99 % under 1 us (kernel/rseq.c, 2025-2026).  A guest
  * pays a VM exit and entry besides (the timer's interrupt, about 1 us on
  * current hardware), and its kernel sections under a spinlock are of the
- * same order as those: 10 us.  The emulated test host runs 50-100 times
- * slower and sets its own (Documentation/testhost.rst).
+ * same order as those: 10 us.  The emulated test host runs about 100
+ * times slower: its benchmark loads the module with 1000 us, its tests
+ * use 200 us (Documentation/results.rst).
  */
 unsigned int pvple_slice_ext_us = 10;
 static struct pvple_uint_param pvple_slice_ext_param = {
