@@ -17,6 +17,15 @@
 #define CREATE_TRACE_POINTS
 #include "pvple_trace.h"
 
+/* pvple_trace.h's symbol tables end at these: a new last constant fails. */
+static_assert(PVPLE_REC_OUTSIDE + 1 == PVPLE_NR_REC);
+static_assert(PVPLE_CHAIN_HEAD + 1 == PVPLE_NR_CHAIN_ENDS);
+static_assert(PVPLE_TARGET_SLEEPING + 1 == PVPLE_NR_TARGETS);
+static_assert(PVPLE_ACT_PARK + 1 == PVPLE_NR_ACTIONS);
+static_assert(PVPLE_L3_NO_SLOT + 1 == PVPLE_NR_L3_RESULTS);
+static_assert(PVPLE_L3_ON + 1 == PVPLE_NR_L3_MODES);
+static_assert(PVPLE_SLICE_FAULT + 1 == PVPLE_NR_SLICES);
+
 /* A parameter that takes one of a few names and holds its index. */
 struct pvple_enum_param {
 	const char * const *names;

@@ -7,56 +7,6 @@
 #include "policy.h"
 
 /**
- * pvple_hc_decode() - Which pvple hypercall a number is, if any.
- * @nr: the hypercall number, as the guest passed it.
- * @op_64_bit: whether the guest issued it in 64-bit mode.
- * @cpl: the guest's privilege level.
- *
- * Return: PVPLE_HC_NOT_OURS for a number outside pvple's range,
- * PVPLE_HC_EPERM for one of pvple's from CPL > 0, PVPLE_HC_UNKNOWN for a
- * number in the range that names no call, else the call.
- */
-enum pvple_hc_action pvple_hc_decode(unsigned long nr, int op_64_bit, int cpl)
-{
-	/* KVM truncates a 32-bit guest's registers; so must we, identically. */
-	if (!op_64_bit)
-		nr &= 0xffffffffUL;
-	if (nr < KVM_HC_PVPLE_BASE || nr >= KVM_HC_PVPLE_END)
-		return PVPLE_HC_NOT_OURS;
-	/* Stock KVM refuses every hypercall from CPL > 0; do not be laxer. */
-	if (cpl)
-		return PVPLE_HC_EPERM;
-	switch (nr) {
-	case KVM_HC_PVPLE_PROBE:
-		return PVPLE_HC_PROBE;
-	case KVM_HC_PVPLE_REGISTER:
-		return PVPLE_HC_REGISTER;
-	case KVM_HC_PVPLE_UNREGISTER:
-		return PVPLE_HC_UNREGISTER;
-	case KVM_HC_PVPLE_PARK:
-		return PVPLE_HC_PARK;
-	default:
-		return PVPLE_HC_UNKNOWN;
-	}
-}
-
-/**
- * pvple_hc_maybe_ours() - May a hypercall number be one of pvple's?
- * @nr: the hypercall number, as the guest passed it.
- *
- * The hypercall hook's filter, before anything else is paid.
- *
- * Return: true for every number pvple_hc_decode() may call ours (a 32-bit
- * guest's number is truncated there), and for few others.
- */
-bool pvple_hc_maybe_ours(unsigned long nr)
-{
-	unsigned long low = nr & 0xffffffffUL;
-
-	return low >= KVM_HC_PVPLE_BASE && low < KVM_HC_PVPLE_END;
-}
-
-/**
  * pvple_target_classify() - Run state of the vCPU a spinner waits behind.
  * @f: what KVM says of it, each flag read once.
  *
@@ -431,27 +381,6 @@ long pvple_stock_result(const struct pvple_spin_in *in)
 bool pvple_irq_on(bool state_protected, unsigned long rflags)
 {
 	return state_protected || (rflags & X86_EFLAGS_IF);
-}
-
-/**
- * pvple_hc_park_throttled() - Is a park hypercall too soon after the last?
- * @now_ns: the time of this call, in nanoseconds.
- * @last_ns: when the vCPU's last yield or park from the hypercall was let
- *	through; 0 for never.  Set to @now_ns when this one is let through.
- * @gap_ns: the least time between two of them (park_hc_gap_us=).
- *
- * At most one yield or park per @gap_ns per vCPU; the others answer
- * "running" (policy.h).  A zero gap throttles nothing.
- *
- * Return: true if a park hypercall at @now_ns comes too soon after the last
- * one.
- */
-bool pvple_hc_park_throttled(__u64 now_ns, __u64 *last_ns, __u64 gap_ns)
-{
-	if (*last_ns && now_ns - *last_ns < gap_ns)
-		return true;
-	*last_ns = now_ns;
-	return false;
 }
 
 /**

@@ -211,6 +211,7 @@ struct pvple_vcpu *pvple_vcpu_find(struct pvple_vm *vm, struct kvm_vcpu *vcpu);
 struct pvple_vcpu *pvple_vcpu_get(struct pvple_vm *vm, struct kvm_vcpu *vcpu);
 struct kvm_vcpu *pvple_vcpu_by_id(struct pvple_vm *vm, struct kvm *kvm, u32 id);
 void pvple_vcpus_get(struct pvple_vm *vm, struct kvm *kvm);
+void pvple_vcpu_free(struct pvple_vcpu *pv);
 
 /* debugfs.c */
 void pvple_debugfs_init(bool cpuid_hooked);
@@ -256,11 +257,9 @@ bool pvple_event(struct kvm_vcpu *me, bool irq_on);
 void pvple_park_shutdown(void);
 
 /* slice.c */
-void pvple_slice_init(struct pvple_vcpu *pv);
-void pvple_slice_exit(struct pvple_vcpu *pv);
 void pvple_slice_left(struct pvple_vm *vm, struct pvple_vcpu *pv);
 void pvple_slice_resched(struct kvm_vcpu *vcpu);
-void pvple_slice_named(struct pvple_vcpu *tpv, bool running);
+void pvple_slice_named(struct pvple_vcpu *tpv, enum pvple_target state);
 bool pvple_slice_held(struct kvm_vcpu *vcpu, struct pvple_vcpu *pv);
 
 /* cpuid.c */

@@ -18,7 +18,7 @@
  * The symbol tables name the enums' own constants (as KVM's
  * arch/x86/kvm/trace.h does), each exported to user space with
  * TRACE_DEFINE_ENUM() for tools that parse the format files.  A constant
- * added to an enum without its entry here prints as a number: spin.c
+ * added to an enum without its entry here prints as a number: main.c
  * asserts at build time that each table ends at its enum's last constant.
  */
 TRACE_DEFINE_ENUM(PVPLE_REC_OK);

@@ -53,43 +53,6 @@
 #include "pvple.h"
 #include "pvple_trace.h"
 
-static enum hrtimer_restart pvple_slice_expired(struct hrtimer *t)
-{
-	struct pvple_vcpu *pv = container_of(t, struct pvple_vcpu, slice_timer);
-
-	if (READ_ONCE(pv->slice_task) == current) {
-		set_tsk_need_resched(current);
-		set_preempt_need_resched();
-	}
-	return HRTIMER_NORESTART;
-}
-
-/**
- * pvple_slice_init() - Set up a vCPU's slice-extension timer.
- * @pv: the vCPU's new state.
- *
- * Context: process context, before @pv is published.
- */
-void pvple_slice_init(struct pvple_vcpu *pv)
-{
-	hrtimer_init(&pv->slice_timer, CLOCK_MONOTONIC,
-		     HRTIMER_MODE_REL_PINNED_HARD);
-	pv->slice_timer.function = pvple_slice_expired;
-}
-
-/**
- * pvple_slice_exit() - Stop a vCPU's slice-extension timer for good.
- * @pv: the vCPU's state, about to be freed.
- *
- * Waits for a callback that runs now.
- *
- * Context: process context.
- */
-void pvple_slice_exit(struct pvple_vcpu *pv)
-{
-	hrtimer_cancel(&pv->slice_timer);
-}
-
 /*
  * The grant is over: how it ended, and for how long it ran (for a vCPU
  * that left its CPU, no longer than its bound: the rest was off the CPU).
@@ -239,7 +202,7 @@ void pvple_slice_resched(struct kvm_vcpu *vcpu)
 /**
  * pvple_slice_named() - A spinner takes a vCPU for the holder of its lock.
  * @tpv: that vCPU's state, or NULL if it has none.
- * @running: whether it runs now.
+ * @state: its run state now.
  *
  * Notes the run of @tpv in which it holds the lock others wait for: this
  * one if it runs, else its next (->runs counts its loads).  A hint, read
@@ -248,10 +211,11 @@ void pvple_slice_resched(struct kvm_vcpu *vcpu)
  *
  * Context: a spinner of @tpv's VM, in a PLE exit.
  */
-void pvple_slice_named(struct pvple_vcpu *tpv, bool running)
+void pvple_slice_named(struct pvple_vcpu *tpv, enum pvple_target state)
 {
 	if (tpv)
-		WRITE_ONCE(tpv->named_runs, READ_ONCE(tpv->runs) + !running);
+		WRITE_ONCE(tpv->named_runs, READ_ONCE(tpv->runs) +
+			   (state != PVPLE_TARGET_RUNNING));
 }
 
 /**

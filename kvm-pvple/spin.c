@@ -10,15 +10,6 @@
 #include "pvple.h"
 #include "pvple_trace.h"
 
-/* pvple_trace.h's symbol tables end at these: a new last constant fails. */
-static_assert(PVPLE_REC_OUTSIDE + 1 == PVPLE_NR_REC);
-static_assert(PVPLE_CHAIN_HEAD + 1 == PVPLE_NR_CHAIN_ENDS);
-static_assert(PVPLE_TARGET_SLEEPING + 1 == PVPLE_NR_TARGETS);
-static_assert(PVPLE_ACT_PARK + 1 == PVPLE_NR_ACTIONS);
-static_assert(PVPLE_L3_NO_SLOT + 1 == PVPLE_NR_L3_RESULTS);
-static_assert(PVPLE_L3_ON + 1 == PVPLE_NR_L3_MODES);
-static_assert(PVPLE_SLICE_FAULT + 1 == PVPLE_NR_SLICES);
-
 static const enum pvple_stat pvple_rec_stat[PVPLE_NR_REC] = {
 	[PVPLE_REC_UNREGISTERED]	= PVPLE_STAT_REC_UNREGISTERED,
 	[PVPLE_REC_FAULT]		= PVPLE_STAT_REC_FAULT,
@@ -342,8 +333,7 @@ static long pvple_spin(struct kvm_vcpu *me, bool from_hc,
 		pvple_walk(me, vm, &rec, &o);
 		if (in->end == PVPLE_CHAIN_HOLDER || in->end == PVPLE_CHAIN_STALE)
 			pvple_slice_named(c->pv[in->len - 1],
-					  in->chain[in->len - 1] ==
-					  PVPLE_TARGET_RUNNING);
+					  in->chain[in->len - 1]);
 		/* Only this vCPU's task touches its spin count. */
 		in->spins = pv->spin_wait == rec.wait ? pv->spins : 0;
 		/*

@@ -3,9 +3,27 @@
  * Per-vCPU state within a VM's (vm.c): found by the vCPU's index, or by
  * the APIC ID a record names, allocated on first use, freed with its VM.
  */
+#include <linux/sched.h>
 #include <linux/slab.h>
 
 #include "pvple.h"
+
+/*
+ * The slice extension's timer (slice.c) ends a grant: it asks the granted
+ * task to reschedule, if that task still runs here (hard interrupt
+ * context, on the CPU the timer was armed on; the pointer is compared,
+ * never dereferenced).  It lives with the state it is part of.
+ */
+static enum hrtimer_restart pvple_slice_expired(struct hrtimer *t)
+{
+	struct pvple_vcpu *pv = container_of(t, struct pvple_vcpu, slice_timer);
+
+	if (READ_ONCE(pv->slice_task) == current) {
+		set_tsk_need_resched(current);
+		set_preempt_need_resched();
+	}
+	return HRTIMER_NORESTART;
+}
 
 /**
  * pvple_vcpu_find() - Look up a vCPU's own state, without allocating it.
@@ -58,7 +76,9 @@ struct pvple_vcpu *pvple_vcpu_get(struct pvple_vm *vm, struct kvm_vcpu *vcpu)
 	/* Taken for a holder in no run yet (pvple_slice_held()). */
 	pv->named_runs = ULONG_MAX;
 	init_swait_queue_head(&pv->waiters);
-	pvple_slice_init(pv);
+	hrtimer_init(&pv->slice_timer, CLOCK_MONOTONIC,
+		     HRTIMER_MODE_REL_PINNED_HARD);
+	pv->slice_timer.function = pvple_slice_expired;
 	old = xa_cmpxchg(&vm->vcpus, vcpu->vcpu_idx, NULL, pv,
 			 GFP_KERNEL_ACCOUNT);
 	if (old || xa_is_err(old)) {
@@ -112,4 +132,19 @@ void pvple_vcpus_get(struct pvple_vm *vm, struct kvm *kvm)
 
 	kvm_for_each_vcpu(i, v, kvm)
 		pvple_vcpu_get(vm, v);
+}
+
+/**
+ * pvple_vcpu_free() - Free a vCPU's state, with its VM's.
+ * @pv: the state.
+ *
+ * Stops its slice-extension timer for good first, waiting for a callback
+ * that runs now.
+ *
+ * Context: process context.
+ */
+void pvple_vcpu_free(struct pvple_vcpu *pv)
+{
+	hrtimer_cancel(&pv->slice_timer);
+	kfree(pv);
 }

@@ -101,10 +101,8 @@ static void pvple_vm_free(struct pvple_vm *vm)
 	struct pvple_vcpu *pv;
 	unsigned long i;
 
-	xa_for_each(&vm->vcpus, i, pv) {
-		pvple_slice_exit(pv);
-		kfree(pv);
-	}
+	xa_for_each(&vm->vcpus, i, pv)
+		pvple_vcpu_free(pv);
 	xa_destroy(&vm->vcpus);
 	xa_destroy(&vm->by_id);
 	free_percpu(vm->stats);

@@ -49,7 +49,7 @@ for m in "${mutants[@]}"; do
 	fi
 	cp "$top/kvm-pvple/policy.h" "$tmp/"
 	if ! gcc "${cflags[@]}" -I"$tmp" -o "$tmp/t" "$top/selftests/unit/test_policy.c" \
-	     "$tmp/policy.c" 2>"$tmp/err"; then
+	     "$tmp/policy.c" "$top/kvm-pvple/policy_hc.c" 2>"$tmp/err"; then
 		tap_result 1 "$name (does not build)"
 		sed 's/^/# /' "$tmp/err" | head -5
 		continue
