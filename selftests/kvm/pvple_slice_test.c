@@ -10,6 +10,8 @@
  * scheduler asks it to reschedule at every tick.  Only the last test
  * needs PLE.
  */
+#include <sys/utsname.h>
+
 #include "pvple_lock.h"
 
 /* The guest's preemption count: a 32-bit word, 4-aligned (ABI v3). */
@@ -87,6 +89,32 @@ static void run_section(struct __test_metadata *_metadata, const char *us,
 		       c->slice_desched_cs, c->slice_ns / 1000);
 }
 
+/*
+ * Does the host preempt fully?  Then the reschedule happens at the
+ * preempt_enable() after the VM exit, before any hook (design.rst, "Keeping
+ * the holder running"), and the extension cannot act: the tests that need
+ * it skip, saying so.  A PREEMPT_DYNAMIC kernel tells its mode in debugfs
+ * ("none voluntary (full)"); another says PREEMPT or PREEMPT_RT in uname.
+ */
+static const char *preempt_full(void)
+{
+	char buf[128] = "";
+	struct utsname u;
+	FILE *f = fopen("/sys/kernel/debug/sched/preempt", "r");
+
+	if (f) {
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = 0;
+		fclose(f);
+		return strstr(buf, "(full)") ? "preempt=full" : NULL;
+	}
+	if (uname(&u) || strstr(u.version, "PREEMPT_DYNAMIC"))
+		return NULL;
+	if (strstr(u.version, "PREEMPT_RT"))
+		return "PREEMPT_RT";
+	return strstr(u.version, "PREEMPT ") ? "CONFIG_PREEMPT" : NULL;
+}
+
 #define EXT_US		200
 #define EXT_US_S	"200"
 
@@ -97,6 +125,9 @@ TEST_F_TIMEOUT(pvple, slice_extended_in_a_section, HARNESS_TIMEOUT_S)
 
 	if (unsupported(false))
 		SKIP(return, "%s", unsupported(false));
+	if (preempt_full())
+		SKIP(return, "host kernel is %s: no reschedule reaches the hook",
+		     preempt_full());
 	set_params("auto", "2000");
 	run_section(_metadata, EXT_US_S, 1, &c);
 	ASSERT_GE(c.slice_requests, 20);
@@ -134,6 +165,9 @@ TEST_F_TIMEOUT(pvple, slice_not_extended_outside_a_section,
 
 	if (unsupported(false))
 		SKIP(return, "%s", unsupported(false));
+	if (preempt_full())
+		SKIP(return, "host kernel is %s: no reschedule reaches the hook",
+		     preempt_full());
 	set_params("auto", "2000");
 	/* A zero count, and the folded need-resched bit alone. */
 	run_section(_metadata, EXT_US_S, 0, &c);
@@ -195,6 +229,9 @@ TEST_F_TIMEOUT(pvple, slice_hostile_guest_spares_other_vms,
 
 	if (unsupported(false))
 		SKIP(return, "%s", unsupported(false));
+	if (preempt_full())
+		SKIP(return, "host kernel is %s: no reschedule reaches the hook",
+		     preempt_full());
 	set_params("auto", "2000");
 	pvple_param_set("slice_ext_us", EXT_US_S);
 	b = vm_create_with_one_vcpu(&vcpu, guest_count_loops);
