@@ -130,7 +130,10 @@ struct pvple_stats {
  * of the VM that walk a chain through this one (abi.c: release/acquire).
  * @parked_on and @runs are written under the vCPU's mutex (its KVM_RUN,
  * or an ioctl's vcpu_load()); other vCPUs of the VM read those two and
- * queue on @waiters (park.c).
+ * queue on @waiters (park.c).  @preempt_*, @slice_granted and @slice_*_ns
+ * are the own task's too; @slice_task is read by @slice_timer's callback
+ * (vcpu.c, on the CPU it was armed on); @named_runs is written by the
+ * other vCPUs of the VM, a hint without ordering (slice.c).
  */
 struct pvple_vcpu {
 	struct kvm_vcpu *vcpu;		/* whose state this is */
