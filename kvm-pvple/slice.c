@@ -162,7 +162,8 @@ void pvple_slice_resched(struct kvm_vcpu *vcpu)
 	idx = srcu_read_lock(&vcpu->kvm->srcu);
 	in.read_ok = !kvm_read_guest_cached(vcpu->kvm, &pv->preempt_ghc,
 					    &in.count, sizeof(in.count));
-	if (pvple_slice_in_cs(&in))
+	/* Only a grant needs the record: not read with the extension off. */
+	if (us && pvple_slice_in_cs(&in))
 		in.waiting = pvple_read_record(vcpu, pv, &rec) != PVPLE_REC_IDLE;
 	srcu_read_unlock(&vcpu->kvm->srcu, idx);
 
@@ -213,9 +214,14 @@ void pvple_slice_resched(struct kvm_vcpu *vcpu)
  */
 void pvple_slice_named(struct pvple_vcpu *tpv, enum pvple_target state)
 {
-	if (tpv)
-		WRITE_ONCE(tpv->named_runs, READ_ONCE(tpv->runs) +
-			   (state != PVPLE_TARGET_RUNNING));
+	unsigned long run;
+
+	if (!tpv)
+		return;
+	run = READ_ONCE(tpv->runs) + (state != PVPLE_TARGET_RUNNING);
+	/* Every waiter names the same run: write the shared line once. */
+	if (READ_ONCE(tpv->named_runs) != run)
+		WRITE_ONCE(tpv->named_runs, run);
 }
 
 /**

@@ -115,6 +115,21 @@ static const char *preempt_full(void)
 	return strstr(u.version, "PREEMPT ") ? "CONFIG_PREEMPT" : NULL;
 }
 
+/* Why the extension cannot act on this host, or NULL. */
+static const char *cannot_extend(void)
+{
+	static char why[96];
+
+	if (unsupported(false))
+		return unsupported(false);
+	if (!preempt_full())
+		return NULL;
+	snprintf(why, sizeof(why),
+		 "host kernel is %s: no reschedule reaches the hook",
+		 preempt_full());
+	return why;
+}
+
 #define EXT_US		200
 #define EXT_US_S	"200"
 
@@ -123,11 +138,8 @@ TEST_F_TIMEOUT(pvple, slice_extended_in_a_section, HARNESS_TIMEOUT_S)
 	struct pvple_counts c;
 	u64 ended;
 
-	if (unsupported(false))
-		SKIP(return, "%s", unsupported(false));
-	if (preempt_full())
-		SKIP(return, "host kernel is %s: no reschedule reaches the hook",
-		     preempt_full());
+	if (cannot_extend())
+		SKIP(return, "%s", cannot_extend());
 	set_params("auto", "2000");
 	run_section(_metadata, EXT_US_S, 1, &c);
 	ASSERT_GE(c.slice_requests, 20);
@@ -163,11 +175,8 @@ TEST_F_TIMEOUT(pvple, slice_not_extended_outside_a_section,
 {
 	struct pvple_counts c;
 
-	if (unsupported(false))
-		SKIP(return, "%s", unsupported(false));
-	if (preempt_full())
-		SKIP(return, "host kernel is %s: no reschedule reaches the hook",
-		     preempt_full());
+	if (cannot_extend())
+		SKIP(return, "%s", cannot_extend());
 	set_params("auto", "2000");
 	/* A zero count, and the folded need-resched bit alone. */
 	run_section(_metadata, EXT_US_S, 0, &c);
@@ -227,11 +236,8 @@ TEST_F_TIMEOUT(pvple, slice_hostile_guest_spares_other_vms,
 	struct kvm_vcpu *vcpu;
 	struct kvm_vm *b;
 
-	if (unsupported(false))
-		SKIP(return, "%s", unsupported(false));
-	if (preempt_full())
-		SKIP(return, "host kernel is %s: no reschedule reaches the hook",
-		     preempt_full());
+	if (cannot_extend())
+		SKIP(return, "%s", cannot_extend());
 	set_params("auto", "2000");
 	pvple_param_set("slice_ext_us", EXT_US_S);
 	b = vm_create_with_one_vcpu(&vcpu, guest_count_loops);
