@@ -6,6 +6,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -165,7 +166,7 @@ static void *vcpu_thread(void *arg)
 	struct kvm_regs regs;
 	struct ucall uc;
 
-	t->tid = syscall(SYS_gettid);
+	__atomic_store_n(&t->tid, syscall(SYS_gettid), __ATOMIC_RELEASE);
 	if (t->cpu >= 0) {
 		cpu_set_t set;
 
@@ -400,6 +401,94 @@ int pvple_trace_end(struct pvple_event *ev, int max)
 	}
 	fclose(f);
 	return n;
+}
+
+/* The trace timestamp, in ns, of a line whose event name is at @ev. */
+static u64 trace_line_ns(char *line, char *ev)
+{
+	char *ts;
+
+	*ev = '\0';
+	ts = strrchr(line, ' ');
+	return ts ? (u64)(strtod(ts + 1, NULL) * 1e9) : 0;
+}
+
+void pvple_trace_runs_begin(pid_t tid)
+{
+	char path[160], filter[48];
+
+	snprintf(path, sizeof(path), "%s/events/sched/sched_switch/filter",
+		 tracefs());
+	snprintf(filter, sizeof(filter), "next_pid == %d", tid);
+	write_file(path, filter);
+	pvple_trace_event("sched/sched_switch", true);
+	pvple_trace_begin();
+	snprintf(path, sizeof(path), "%s/trace_marker", tracefs());
+	write_file(path, "pvple-runs-begin");
+}
+
+int pvple_trace_runs_end(pid_t tid, u64 bound_ns, int *timeouts,
+			 u64 *longest_ns)
+{
+	/* Against a switch-in just as the timer fired, on an emulator. */
+	const u64 tie_ns = 2 * 1000 * 1000ULL;
+	u64 begin = 0, *runs = NULL, ns, end;
+	int i, nruns = 0, cap = 0, bad = 0;
+	char line[512], why[16], *p;
+	bool lost = false;
+	struct pvple_event ev;
+	FILE *f;
+
+	trace_events("0");
+	pvple_trace_event("sched/sched_switch", false);
+	*timeouts = 0;
+	*longest_ns = 0;
+	f = pvple_trace_open();
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long kept, written;
+
+		/* Events lost to a full buffer: clear nothing. */
+		p = strstr(line, "entries-in-buffer/entries-written: ");
+		if (p && sscanf(p + 35, "%lu/%lu", &kept, &written) == 2 &&
+		    kept != written)
+			lost = true;
+		p = strstr(line, " tracing_mark_write: pvple-runs-begin");
+		if (p) {
+			begin = trace_line_ns(line, p);
+			continue;
+		}
+		p = strstr(line, " sched_switch: ");
+		if (p && strstr(p, " next_pid=") &&
+		    atoi(strstr(p, " next_pid=") + 10) == tid) {
+			if (nruns == cap) {
+				cap = cap ? 2 * cap : 1024;
+				runs = realloc(runs, cap * sizeof(*runs));
+				TEST_ASSERT(runs, "realloc");
+			}
+			runs[nruns++] = trace_line_ns(line, p);
+			continue;
+		}
+		p = strstr(line, " kvm_pvple_wake: ");
+		if (!p || sscanf(p + 1, WAKE_FMT, &ev.vcpu, &ev.target, why,
+				 &ev.parked_ns) != 4 || strcmp(why, "timeout"))
+			continue;
+		end = trace_line_ns(line, p);
+		++*timeouts;
+		if (ev.parked_ns > *longest_ns)
+			*longest_ns = ev.parked_ns;
+		if (lost || !begin || end - ev.parked_ns < begin) {
+			bad++;
+			continue;
+		}
+		ns = end - ev.parked_ns;
+		for (i = 0; i < nruns; i++)
+			if (runs[i] > ns && runs[i] + tie_ns < ns + bound_ns)
+				break;
+		bad += i < nruns;
+	}
+	fclose(f);
+	free(runs);
+	return bad;
 }
 
 int pvple_vm_set_mode(struct kvm_vm *vm, const char *name, const char *mode)
