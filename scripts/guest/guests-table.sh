@@ -116,6 +116,22 @@ function winrate(i, off, n, u, w,    t1, gs, ge, a0, a1) {
 	a0 = interp_in(gs, n, u, w); a1 = interp_in(ge, n, u, w)
 	return (ge > gs && a0 >= 0 && a1 >= 0) ? (a1 - a0) / (ge - gs) : -1
 }
+# winrate_in(I, OFF, N, U, W): the same from the points inside the window
+# only (tier K: the guest was stopped before it, so a line interpolated
+# across the stop would spread the window'"'"'s work over the stop): the
+# slope between the first and the last, at least a second apart; -1
+# without.
+function winrate_in(i, off, n, u, w,    t1, gs, ge, j, f, l) {
+	t1 = i < nwin ? wt[i + 1] : wend
+	gs = wt[i] - off + guard; ge = t1 - off
+	f = l = 0
+	for (j = 1; j <= n; j++)
+		if (u[j] >= gs && u[j] <= ge) {
+			if (!f) f = j
+			l = j
+		}
+	return (f && u[l] - u[f] >= 1) ? (w[l] - w[f]) / (u[l] - u[f]) : -1
+}
 # slice_summary(): the slice counters of the lock guest (ta-cnt, noted at
 # the start of each window and at the end) per second of the A and B
 # windows, by their place in the ABBA group.
@@ -135,15 +151,18 @@ function slice_summary(    i, j, k, nx, arm, d, t, tt, sum, n, names, fa, fb) {
 	}
 	if (!(tt["A"] > 0 && tt["B"] > 0)) {
 		if (nwin)
-			print "tier A slice counters: not recorded"
+			printf "tier %s slice counters: not recorded\n", (tierk ? "K" : "A")
 		return
 	}
-	printf "tier A slice counters per second, A / B windows (%.0f s / %.0f s):\n", tt["A"], tt["B"]
+	if (tierk)
+		printf "tier K guest B'"'"'s counters per second, A / B windows (%.0f s / %.0f s; stopped in A):\n", tt["A"], tt["B"]
+	else
+		printf "tier A slice counters per second, A / B windows (%.0f s / %.0f s):\n", tt["A"], tt["B"]
 	for (j = 1; j <= n; j++) {
 		k = names[j]
 		fa = sum["A", k] / tt["A"]; fb = sum["B", k] / tt["B"]
 		printf "  %-12s %10.1f / %10.1f", k, fa, fb
-		if (k == "desched_cs" && fa > 0)
+		if (k == "desched_cs" && fa > 0 && !tierk)
 			printf "   B/A %.3f: %s by %.0f %%", fb / fa, (fb <= fa ? "falls" : "rises"),
 			       100 * (fb <= fa ? 1 - fb / fa : fb / fa - 1)
 		printf "\n"
@@ -195,12 +214,18 @@ $2 == "ta-setup" {
 	amode = ("a" in kv) ? kv["a"] : "off"; taparam = ("param" in kv) ? kv["param"] : "mode"
 	next
 }
-$2 == "ta-clock" { kvs(3); offset = kv["offset"] + 0; next }
+$2 == "ta-clock" {
+	kvs(3)
+	if ("g" in kv) goff[kv["g"]] = kv["offset"] + 0; else offset = kv["offset"] + 0
+	next
+}
 $2 == "ta-hogclock" { kvs(3); hoffset = kv["offset"] + 0; hogclock = 1; next }
 $2 == "ta-hog" { kvs(3); nh++; hu[nh] = kv["up"] + 0; hw[nh] = kv["total"] + 0; next }
 $2 == "ta-win" {
 	kvs(3)
 	nwin++; wt[nwin] = kv["l1"] + 0; wm[nwin] = kv["mode"]; wg[nwin] = kv["group"]
+	wgst[nwin] = ("guest" in kv) ? kv["guest"] : ""
+	if (wgst[nwin] != "") tierk = 1
 	next
 }
 $2 == "ta-end" { kvs(3); wend = kv["l1"] + 0; next }
@@ -209,7 +234,13 @@ $2 == "ta-cnt" {
 	for (k in kv) if (k != "win") tcnt[kv["win"], k] = kv[k] + 0
 	next
 }
-$2 == "ta-progress" { kvs(3); np++; pu[np] = kv["up"] + 0; pw[np] = kv["writes"] + 0; next }
+$2 == "ta-progress" {
+	kvs(3)
+	if (kv["g"] == "a") { npa++; pua[npa] = kv["up"] + 0; pwa[npa] = kv["writes"] + 0 }
+	else if (kv["g"] == "b") { npb++; pub[npb] = kv["up"] + 0; pwb[npb] = kv["writes"] + 0 }
+	else { np++; pu[np] = kv["up"] + 0; pw[np] = kv["writes"] + 0 }
+	next
+}
 END {
 	split("under underpv ple anchor anchor2 gyield pvple series", order, " ")
 	no = 8
@@ -423,23 +454,38 @@ END {
 		if (amode == "") amode = "off"
 		if (taparam == "") taparam = "mode"
 		bm = "B (" bmode ")"; am = "A (" amode ")"
-		printf "tier A: kvm-pvple %s=%s (B) against %s=%s (A) in one boot, ABBA windows;\n",
-		       taparam, bmode, taparam, amode
-		printf "rates in acquisitions/s over each window less its first %g s (guest clock = L1 - %.3f s)\n",
-		       guard, offset
+		if (tierk) {
+			printf "tier K: guest kernel %s (B) against %s (A) in one boot, the other guest stopped, ABBA windows;\n",
+			       bmode, amode
+			printf "rates in acquisitions/s from the lines inside each window less its first %g s (clocks = L1 - %.3f / %.3f s)\n",
+			       guard, goff["a"], goff["b"]
+		} else {
+			printf "tier A: kvm-pvple %s=%s (B) against %s=%s (A) in one boot, ABBA windows;\n",
+			       taparam, bmode, taparam, amode
+			printf "rates in acquisitions/s over each window less its first %g s (guest clock = L1 - %.3f s)\n",
+			       guard, offset
+		}
 		if (nh)
 			printf "co B/A: the co-runner'"'"'s iterations, the same pairing (its clock = L1 - %.3f s)\n",
 			       hoffset
 		printf "%-6s %12s %12s %12s %12s %9s %9s\n", "group", am, bm, bm, am, "B/A",
 		       "co B/A"
 		for (i = 1; i <= nwin; i++) {
-			rate[i] = winrate(i, offset, np, pu, pw)
+			if (wgst[i] == "a")
+				rate[i] = winrate_in(i, goff["a"], npa, pua, pwa)
+			else if (wgst[i] == "b")
+				rate[i] = winrate_in(i, goff["b"], npb, pub, pwb)
+			else
+				rate[i] = winrate(i, offset, np, pu, pw)
 			hrate[i] = hogclock ? winrate(i, hoffset, nh, hu, hw) : -1
 		}
 		k = 0; kh = 0
 		for (i = 1; i + 3 <= nwin; i += 4) {
 			if (wg[i] != wg[i + 3] || wm[i] != amode || wm[i + 1] != bmode ||
 			    wm[i + 2] != bmode || wm[i + 3] != amode)
+				continue
+			if (tierk && (wgst[i] != "a" || wgst[i + 1] != "b" ||
+				      wgst[i + 2] != "b" || wgst[i + 3] != "a"))
 				continue
 			ok = rate[i] > 0 && rate[i + 1] > 0 && rate[i + 2] > 0 && rate[i + 3] > 0
 			lr = "-"
@@ -456,7 +502,10 @@ END {
 			printf "%-6s %12.0f %12.0f %12.0f %12.0f %9s %9s\n", wg[i], rate[i], rate[i + 1],
 			       rate[i + 2], rate[i + 3], lr, hr
 		}
-		if (taparam == "mode")
+		if (tierk)
+			what = sprintf("tier K %s %s/%s", (amode == bmode ? "A/A" : "B/A"),
+				       bmode, amode)
+		else if (taparam == "mode")
 			what = bmode == "off" ? "tier A A/A off/off" : "tier A pvple on/off"
 		else
 			what = sprintf("tier A %s %s %s/%s", (amode == bmode ? "A/A" : "B/A"),
@@ -470,10 +519,10 @@ END {
 			print what ": no complete group"
 		gb_ci(xh, kh)
 		if (kh)
-			printf "tier A co-runner beside B over beside A: %s, %d groups, %d above 1\n",
-			       gb_fmt(gb_m, gb_h), kh, gb_pos
+			printf "tier %s co-runner beside B over beside A: %s, %d groups, %d above 1\n",
+			       (tierk ? "K" : "A"), gb_fmt(gb_m, gb_h), kh, gb_pos
 		else if (nwin)
-			print "tier A co-runner beside B over beside A: not recorded"
+			printf "tier %s co-runner beside B over beside A: not recorded\n", (tierk ? "K" : "A")
 		slice_summary()
 	}
 }' "$in"

@@ -44,6 +44,18 @@
 # kvm-pvple counters are noted at every window's start (one read of
 # debugfs a window), for the slice counters per arm.
 #
+# Tier K (GB_TIER=K): two guest kernels in one boot, for what tier B
+# compares across boots.  Two lock guests boot side by side, guest A on
+# bzImage-GB_TK_A (stock: the anchor) and guest B on bzImage-GB_TK_B
+# (pvple: the product; stock too for the A/A boot), both running tier A's
+# locktorture, pinned in the same layout, beside the co-runner; kvm-pvple
+# is loaded (mode=auto), so guest A, which never registers, gets stock
+# handling.  In each window one guest runs and the other's QEMU is
+# stopped (SIGSTOP), in ABBA order: the guest clocks (kvm-clock) go on
+# while a guest is stopped, so each window's rate comes from the
+# progress lines its guest printed inside it (guests-table.sh).  The
+# lines read "# ta-... g=a|b".
+#
 # Noise control: the harness looks at the guests' consoles once a second
 # (no more on the CPUs it measures), the guest settles and runs each
 # workload once unmeasured first (l2-bench), perf counts the same events
@@ -79,6 +91,8 @@
 #   tier A: GB_WIN (4 s)  GB_TA_GROUPS (40)  GB_TA_SETTLE (20 s)
 #   GB_TA_GUARD (1 s)  GB_TA_WRITERS (8)  GB_TA_PARAM (mode)  GB_TA_A (off)
 #   GB_TA_B (auto)     GB_SLICE_US (1000): kvm-pvple's slice_ext_us= at load
+#   tier K: GB_TK_A (stock)  GB_TK_B (pvple), and tier A's GB_WIN,
+#   GB_TA_GROUPS, GB_TA_SETTLE, GB_TA_GUARD, GB_TA_WRITERS
 #   (the emulated host runs 50-100 times slower than hardware)
 #   GB_SCHED_FEAT (none): L1 scheduler features, e.g. NO_PICK_BUDDY
 #   GB_DRY (empty): plan only
@@ -147,6 +161,8 @@ ta_param=${GB_TA_PARAM:-mode}
 ta_a=${GB_TA_A:-off}
 ta_b=${GB_TA_B:-auto}
 slice_us=${GB_SLICE_US:-1000}
+tk_a=${GB_TK_A:-stock}
+tk_b=${GB_TK_B:-pvple}
 ko=${PVPLE_KO:-/pvple/ko/kvm-pvple.ko}
 dry=${GB_DRY:-}
 L2_DRY=$dry
@@ -433,114 +449,238 @@ slice_snap() {
 			END { print "# ta-cnt win=" w s }'
 }
 
-# tier_a: one boot, a kvm-pvple parameter switched in ABBA windows.
-tier_a() {
-	name=tiera log=/tmp/gb-tiera.log
-	# The guest's locktorture outlasts the windows by 30 s, then the
-	# guest reports and ends.
-	secs=$((ta_settle + 4 * ta_groups * win + 30))
-	echo "# ta-setup win=$win guard=$ta_guard groups=$ta_groups settle=$ta_settle writers=$ta_writers param=$ta_param a=$ta_a b=$ta_b"
-	do_ kill -CONT "$corunner"
-	module on
-	do_ sh -c "echo auto >$modeparam"
-	L2_MEM=768M
-	l2_start "$log" bzImage-pvple "$cpu" \
-		"l2.bench=1 bench.hb=0 bench.db=0 bench.lt=0 bench.settle=0 bench.warm=0 bench.ta=$secs:$ta_writers" \
-		-smp "$vcpus" -name lock,debug-threads=on
-	L2_MEM=
-	pin "lock guest" "$qpid" "$vcpus"
-	if [ -n "$dry" ]; then
-		echo "# would wait for the first progress line, then $ta_settle s"
-		g=0 i=0
-		while [ "$g" -lt "$ta_groups" ]; do
-			g=$((g + 1))
-			for m in "$ta_a" "$ta_b" "$ta_b" "$ta_a"; do
-				i=$((i + 1))
-				echo "# would run: echo $m >$taparam # window $i, group $g, $win s"
-			done
-		done
-		do_ sh -c "echo auto >$modeparam"
-		[ "$ta_param" = mode ] || do_ sh -c "echo $slice_us >$taparam"
-		return 0
-	fi
-	# The guest boots, then locktorture prints its first line.
+# ta_wait LOG PID NAME: waits until the guest's locktorture prints its
+# first progress line; 1 if the guest died or GB_RUN_LIMIT s passed.
+ta_wait() {
 	uptime_
 	start=${up%.*}
-	while ! tr -d '\r' <"$log" | grep -q '^L2-PROGRESS '; do
+	while ! tr -d '\r' <"$1" | grep -q '^L2-PROGRESS '; do
 		uptime_
-		if ! kill -0 "$qpid" 2>/dev/null || [ $((${up%.*} - start)) -ge "$limit" ]; then
-			echo "# tiera: no progress line after $((${up%.*} - start)) s"
-			kill -9 "$qpid" 2>/dev/null
-			wait "$qpid"
-			check_guest tiera 1
+		if ! kill -0 "$2" 2>/dev/null || [ $((${up%.*} - start)) -ge "$limit" ]; then
+			echo "# $3: no progress line after $((${up%.*} - start)) s"
 			return 1
 		fi
 		sleep 1
 	done
-	# Settle, and meanwhile each guest's clock against L1's: the offset
-	# is the least of (L1's uptime when a progress line is seen) - (the
-	# guest's time stamp on it), looked at every 0.2 s; the same for the
-	# co-runner's progress lines.  Only now: the windows themselves are
-	# not polled.
+}
+
+# clock_last LOG PATTERN FIELD: "N T" for LOG's lines matching PATTERN:
+# how many, and the time stamp in FIELD of the last (an "up=T" too).
+clock_last() {
+	tr -d '\r' <"$1" | awk -v re="$2" -v f="$3" '$0 ~ re {
+		n++; g = $f; sub(/^up=/, "", g) } END { print n + 0, g + 0 }'
+}
+
+# clock_off UP STAMP OFF: the least of OFF and UP - STAMP.
+clock_off() {
+	echo "$1 $2 $3" | awk '{ d = $1 - $2; if (NF > 2 && $3 < d) d = $3; printf "%.3f", d }'
+}
+
+# ta_clocks TAG LOG [TAG2 LOG2]: settles GB_TA_SETTLE s, and meanwhile
+# takes each guest's clock against L1's: the offset is the least of (L1's
+# uptime when a progress line is seen) - (the guest's time stamp on it),
+# looked at every 0.2 s; the same for the co-runner's progress lines.
+# Only now: the windows themselves are not polled.  Prints "# ta-clock"
+# (with g=TAG when TAG is set) and "# ta-hogclock".
+ta_clocks() {
+	tag1=$1 log1=$2 tag2=${3:-} log2=${4:-}
+	prog='^L2-PROGRESS [0-9.]+ [0-9]+$'
 	uptime_
-	start=${up%.*} off= k=0 seen=0 hoff= hk=0 hseen=0
+	start=${up%.*} off= k=0 seen=0 off2= k2=0 seen2=0 hoff= hk=0 hseen=0
 	while [ $((${up%.*} - start)) -lt "$ta_settle" ]; do
-		set -- $(tr -d '\r' <"$log" | awk '/^L2-PROGRESS [0-9.]+ [0-9]+$/ { n++; g = $2 } END { print n + 0, g }') \
-			$(tr -d '\r' <"$colog" | awk '/^L2-HOGS-PROGRESS [0-9]+ up=[0-9.]+$/ { n++; g = substr($3, 4) } END { print n + 0, g + 0 }')
+		set -- $(clock_last "$log1" "$prog" 2)
 		uptime_
 		if [ "$1" -gt "$seen" ]; then
-			seen=$1 k=$((k + 1))
-			off=$(echo "$up $2 $off" | awk '{ d = $1 - $2; if (NF > 2 && $3 < d) d = $3; printf "%.3f", d }')
+			seen=$1 k=$((k + 1)) off=$(clock_off "$up" "$2" "$off")
 		fi
-		if [ "$3" -gt "$hseen" ]; then
-			hseen=$3 hk=$((hk + 1))
-			hoff=$(echo "$up $4 $hoff" | awk '{ d = $1 - $2; if (NF > 2 && $3 < d) d = $3; printf "%.3f", d }')
+		if [ -n "$log2" ]; then
+			set -- $(clock_last "$log2" "$prog" 2)
+			uptime_
+			if [ "$1" -gt "$seen2" ]; then
+				seen2=$1 k2=$((k2 + 1)) off2=$(clock_off "$up" "$2" "$off2")
+			fi
+		fi
+		set -- $(clock_last "$colog" '^L2-HOGS-PROGRESS [0-9]+ up=[0-9.]+$' 3)
+		uptime_
+		if [ "$1" -gt "$hseen" ]; then
+			hseen=$1 hk=$((hk + 1)) hoff=$(clock_off "$up" "$2" "$hoff")
 		fi
 		sleep 0.2
 	done
-	echo "# ta-clock offset=$off samples=$k"
+	echo "# ta-clock ${tag1:+g=$tag1 }offset=$off samples=$k"
+	[ -z "$log2" ] || echo "# ta-clock g=$tag2 offset=$off2 samples=$k2"
 	[ -z "$hoff" ] || echo "# ta-hogclock offset=$hoff samples=$hk"
+}
+
+# ta_progress TAG LOG: the guest's progress lines, for the table.
+ta_progress() {
+	tr -d '\r' <"$2" |
+		sed -n "s/^L2-PROGRESS \([0-9.]*\) \([0-9]*\)$/# ta-progress ${1:+g=$1 }up=\1 writes=\2/p"
+}
+
+# ta_hogs: the co-runner's counts over the same time, for its rate per
+# window.
+ta_hogs() {
+	tr -d '\r' <"$colog" |
+		sed -n 's/^L2-HOGS-PROGRESS \([0-9]*\) up=\([0-9.]*\)$/# ta-hog up=\2 total=\1/p'
+}
+
+# ta_setup PARAM A B: the setup line; the co-runner running, kvm-pvple
+# loaded with mode=auto.  The guests' locktorture outlasts the windows by
+# 30 s ($secs), then each guest reports and ends.
+ta_setup() {
+	secs=$((ta_settle + 4 * ta_groups * win + 30))
+	echo "# ta-setup win=$win guard=$ta_guard groups=$ta_groups settle=$ta_settle writers=$ta_writers param=$1 a=$2 b=$3"
+	do_ kill -CONT "$corunner"
+	module on
+	do_ sh -c "echo auto >$modeparam"
+}
+
+# ta_guest LOG KERNEL NAME: a lock guest that runs locktorture alone.
+ta_guest() {
+	l2_start "$1" "$2" "$cpu" \
+		"l2.bench=1 bench.hb=0 bench.db=0 bench.lt=0 bench.settle=0 bench.warm=0 bench.ta=$secs:$ta_writers" \
+		-smp "$vcpus" -name "$3,debug-threads=on"
+}
+
+# ta_windows SWITCH A B: GB_TA_GROUPS ABBA groups of GB_WIN s windows.
+# "SWITCH ARM" starts each window (with GB_DRY=1 it only says what it
+# would do) and sets $tags, what the window's line says of it.
+ta_windows() {
 	g=0 i=0
 	while [ "$g" -lt "$ta_groups" ]; do
 		g=$((g + 1))
-		for m in "$ta_a" "$ta_b" "$ta_b" "$ta_a"; do
+		for m in "$2" "$3" "$3" "$2"; do
 			i=$((i + 1))
-			echo "$m" >"$taparam"
+			$1 "$m"
+			[ -z "$dry" ] || continue
 			uptime_
-			echo "# ta-win win=$i group=$g mode=$m l1=$up"
+			echo "# ta-win win=$i group=$g $tags l1=$up"
 			slice_snap "$i"
 			sleep "$win"
 		done
 	done
+	[ -z "$dry" ] || return 0
 	uptime_
 	echo "# ta-end l1=$up"
 	slice_snap end
-	echo auto >"$modeparam"
-	[ "$ta_param" = mode ] || echo "$slice_us" >"$taparam"
-	# The guest's own end: 30 s more of locktorture, then its report.
+}
+
+# ta_param_to VALUE: tier A's switch, the module parameter.
+ta_param_to() {
+	if [ -n "$dry" ]; then
+		echo "# would run: echo $1 >$taparam"
+	else
+		echo "$1" >"$taparam"
+	fi
+	tags="mode=$1"
+}
+
+# tk_run GUEST: tier K's switch: GUEST (a or b) runs, the other is
+# stopped, first, so that the two never run at once.
+tk_run() {
+	if [ -n "$dry" ]; then
+		echo "# would run guest $1 alone for $win s"
+	elif [ "$1" = a ]; then
+		kill -STOP "$qpid_b"; kill -CONT "$qpid_a"
+	else
+		kill -STOP "$qpid_a"; kill -CONT "$qpid_b"
+	fi
+	eval "tags=\"mode=\$tk_$1 guest=$1\""
+}
+
+# ta_end TAG NAME: waits for the guest in $qpid/$log to end its
+# locktorture and report; its progress lines for the table.
+ta_end() {
+	uptime_
 	start=${up%.*}
 	while kill -0 "$qpid" 2>/dev/null; do
 		sleep 1
-		guest_over tiera "$start"
+		guest_over "$2" "$start"
 	done
 	wait "$qpid"
-	tr -d '\r' <"$log" |
-		sed -n 's/^L2-PROGRESS \([0-9.]*\) \([0-9]*\)$/# ta-progress up=\1 writes=\2/p'
-	# The co-runner's counts over the same time, for its rate per window.
-	tr -d '\r' <"$colog" |
-		sed -n 's/^L2-HOGS-PROGRESS \([0-9]*\) up=\([0-9.]*\)$/# ta-hog up=\2 total=\1/p'
+	ta_progress "$1" "$log"
+}
+
+# tier_a: one boot, a kvm-pvple parameter switched in ABBA windows.
+tier_a() {
+	name=tiera log=/tmp/gb-tiera.log
+	ta_setup "$ta_param" "$ta_a" "$ta_b"
+	L2_MEM=768M
+	ta_guest "$log" bzImage-pvple lock
+	L2_MEM=
+	pin "lock guest" "$qpid" "$vcpus"
+	if [ -n "$dry" ]; then
+		echo "# would wait for the first progress line, then $ta_settle s"
+	elif ! ta_wait "$log" "$qpid" tiera; then
+		kill -9 "$qpid" 2>/dev/null
+		wait "$qpid"
+		check_guest tiera 1
+		return 1
+	else
+		ta_clocks "" "$log"
+	fi
+	ta_windows ta_param_to "$ta_a" "$ta_b"
+	do_ sh -c "echo auto >$modeparam"
+	[ "$ta_param" = mode ] || do_ sh -c "echo $slice_us >$taparam"
+	[ -z "$dry" ] || return 0
+	ta_end "" tiera
+	ta_hogs
 	check_guest tiera 1
 }
 
+# tier_k: two guest kernels in one boot, one stopped while the other runs,
+# in ABBA windows.
+tier_k() {
+	name=tierk
+	ta_setup kernel "$tk_a" "$tk_b"
+	# No dbench files: two guests fit in L1's 2 GB.
+	L2_MEM=384M
+	for g in a b; do
+		eval "k=\$tk_$g"
+		log=/tmp/gb-tierk-$g.log
+		ta_guest "$log" "bzImage-$k" "lock-$g"
+		eval "qpid_$g=\$qpid"
+		pin "lock guest $g ($k)" "$qpid" "$vcpus"
+	done
+	L2_MEM=
+	rc=0
+	if [ -n "$dry" ]; then
+		echo "# would wait for both guests' first progress lines, then $ta_settle s"
+		ta_windows tk_run a b
+		return 0
+	fi
+	for g in a b; do
+		eval "qpid=\$qpid_$g"
+		ta_wait "/tmp/gb-tierk-$g.log" "$qpid" "tierk-$g" || rc=1
+	done
+	if [ "$rc" = 0 ]; then
+		ta_clocks a /tmp/gb-tierk-a.log b /tmp/gb-tierk-b.log
+		# The counters (ta-cnt) are guest B's, which is kvm-pvple's.
+		qpid=$qpid_b
+		ta_windows tk_run a b
+	fi
+	kill -CONT "$qpid_a" "$qpid_b" 2>/dev/null
+	for g in a b; do
+		log=/tmp/gb-tierk-$g.log
+		eval "qpid=\$qpid_$g"
+		[ "$rc" = 0 ] || kill -9 "$qpid" 2>/dev/null
+		ta_end "$g" "tierk-$g"
+		check_guest "tierk-$g" 1 || rc=$?
+	done
+	ta_hogs
+	return "$rc"
+}
+
 echo "TAP version 13"
-if [ "$tier" = A ]; then
+if [ "$tier" = A ] || [ "$tier" = K ]; then
 	echo "1..1"
 else
 	echo "1..$((blocks * nconf))"
 fi
 echo "# guests-bench: tier $tier, $vcpus-vCPU lock guest, $hogs-vCPU co-runner," \
      "$under vCPUs undercommitted, $ncpus host CPUs," \
-     "$([ "$tier" = A ] && echo "$ta_groups ABBA groups of $win s windows" ||
+     "$([ "$tier" != B ] && echo "$ta_groups ABBA groups of $win s windows" ||
 	echo "$blocks blocks of $nconf"); $work"
 echo "# gb-setup tier=$tier cpus=$ncpus vcpus=$vcpus hogs=$hogs under=$under" \
      "blocks=$blocks pin=$pin_on configs=$(echo $configs | tr ' ' ,)"
@@ -574,6 +714,9 @@ outcome() {
 if [ "$tier" = A ]; then
 	tier_a
 	outcome $? "tier A: $ta_groups ABBA groups"
+elif [ "$tier" = K ]; then
+	tier_k
+	outcome $? "tier K: $tk_b against $tk_a, $ta_groups ABBA groups"
 else
 	# GB_BLOCK0: the first block's number, so that blocks run in
 	# several boots (soak.sh's bench load) take the design's rows in

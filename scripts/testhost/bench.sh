@@ -12,7 +12,8 @@
 #          hackbench, dbench and locktorture beside a CPU-hog guest on two
 #          L1 CPUs, in six configurations from the anchor to the product
 #          (GB_* settings: that script; GB_TIER=A for the within-boot A/B
-#          of kvm-pvple), with L0's steal time recorded per workload
+#          of kvm-pvple, GB_TIER=K for two guest kernels in one boot), with
+#          L0's steal time recorded per workload
 #          (scripts/guest/steal-rec.sh).
 # PVPLE_BENCH_ONLY=ple|l3|guests runs one of them.  The tables also go to
 # files named on the last lines, so that a later run can be compared.
@@ -75,6 +76,9 @@ bench_guests() {
 	if [ "${GB_TIER:-B}" = A ]; then
 		log "Linux-guest benchmark, tier A: ${GB_TA_GROUPS:-40} ABBA groups of" \
 		    "${GB_WIN:-4} s windows, kvm-pvple ${GB_TA_PARAM:-mode}=${GB_TA_B:-auto} against ${GB_TA_A:-off}"
+	elif [ "${GB_TIER:-B}" = K ]; then
+		log "Linux-guest benchmark, tier K: ${GB_TA_GROUPS:-40} ABBA groups of" \
+		    "${GB_WIN:-4} s windows, guest ${GB_TK_B:-pvple} against ${GB_TK_A:-stock} in one boot"
 	else
 		log "Linux-guest benchmark: ${GB_BLOCKS:-one Williams design of} blocks of" \
 		    "${GB_CONFIGS:-anchor anchor2 pvple series under underpv}"

@@ -202,6 +202,20 @@ check "tier A, GB_TA_B=off: every window off; GB_SCHED_FEAT set before the guest
 	sh -c "[ \"\$(sed -n 's|^# would run: \(sh -c \)\?echo \([a-z]*\) >/sys/module/kvm_pvple/parameters/mode.*|\2|p' '$tmp/planAA' | tr '\n' ' ')\" = 'auto off off off off auto ' ] &&
 	       sed -n '/NO_PICK_BUDDY >.sys.kernel.debug.sched.features/,\$p' '$tmp/planAA' | grep -q 'qemu-system'"
 
+# Tier K's plan: two lock guests, stock and pvple, in one boot.
+GB_DRY=1 GB_TIER=K GB_TA_GROUPS=2 GB_CPUS=0,1 sh "$l1" >"$tmp/planK" 2>&1
+check "tier K: a stock and a pvple lock guest, both pinned, after kvm-pvple is loaded" \
+	sh -c "[ \$(grep -c 'would run: .*qemu-system.*bench.ta=' '$tmp/planK') = 2 ] &&
+	       grep 'would run: .*qemu-system.*bench.ta=' '$tmp/planK' | head -n 1 | grep -q 'lock-a.*bzImage-stock' &&
+	       grep 'would run: .*qemu-system.*bench.ta=' '$tmp/planK' | tail -n 1 | grep -q 'lock-b.*bzImage-pvple' &&
+	       [ \$(grep -c 'would pin lock guest' '$tmp/planK') = 2 ] &&
+	       sed -n '/would run: insmod/,\$p' '$tmp/planK' | grep -q 'qemu-system.*bench.ta='"
+check "tier K: guests a, b, b, a, group after group" \
+	[ "$(sed -n 's/^# would run guest \([ab]\) alone.*/\1/p' "$tmp/planK" | tr -d '\n')" = abbaabba ]
+GB_DRY=1 GB_TIER=K GB_TK_B=stock GB_TA_GROUPS=1 GB_CPUS=0,1 sh "$l1" >"$tmp/planKK" 2>&1
+check "tier K, GB_TK_B=stock: the A/A boot, two stock guests" \
+	[ "$(grep -c 'would run: .*qemu-system.*bzImage-stock.*bench.ta=' "$tmp/planKK")" = 2 ]
+
 ### The tables
 
 # gb.py gen RESULTS TIERA EXPECT: results files with known logs, and what
@@ -324,7 +338,44 @@ def gen(results, tiera, expect):
     open(tiera, "w").write("\n".join(t) + "\n")
     e["tiera"] = ci(logs)
     e["tierah"] = ci(hlogs)
+    e["tierk"] = gen_k(tiera + "k")
     json.dump(e, open(expect, "w"))
+
+# Tier K: guest a's clock is L1 - 1000, guest b's L1 - 1002.  Window i
+# starts at L1 1050 + 4 (i - 1); one guest runs in it, the other is
+# stopped: its count stands still and it prints nothing.  A guest that
+# runs again prints at once, then once a second; its first second runs
+# at half its rate, which the guard of 1 s leaves out.  b runs 1.25
+# times a's rate, with a wobble per window, and the rates drift.
+def gen_k(path):
+    t = ["# ta-setup win=4 guard=1 groups=5 settle=20 writers=8 param=kernel a=stock b=pvple",
+         "# ta-clock g=a offset=1000.000 samples=20",
+         "# ta-clock g=b offset=1002.000 samples=20"]
+    off = {"a": 1000.0, "b": 1002.0}
+    rate, gst, logs, i = {}, {}, [], 0
+    for g in range(1, 6):
+        for m in "abba":
+            i += 1
+            gst[i] = m
+            rate[i] = 50000.0 * (1 + 0.02 * i) * (1.25 if m == "b" else 1) * \
+                      (1 + 0.01 * ((5 * i) % 7 - 3))
+            t.append("# ta-win win=%d group=%d mode=%s guest=%s l1=%.2f" %
+                     (i, g, "pvple" if m == "b" else "stock", m, 1050 + 4 * (i - 1)))
+        r = [rate[i - 3], rate[i - 2], rate[i - 1], rate[i]]
+        logs.append((math.log(r[1]) + math.log(r[2]) - math.log(r[0]) - math.log(r[3])) / 2)
+    t.append("# ta-end l1=%.2f" % (1050 + 4 * i))
+    for m in "ab":
+        w = 7.0e6
+        for k in range(1, i + 1):
+            if gst[k] != m:
+                continue
+            s0 = 1050 + 4 * (k - 1) - off[m]
+            for d in (0.01, 1.3, 2.3, 3.3):
+                done = min(d, 1) * rate[k] / 2 + max(d - 1, 0) * rate[k]
+                t.append("# ta-progress g=%s up=%.6f writes=%d" % (m, s0 + d, round(w + done)))
+            w += rate[k] / 2 + 3 * rate[k]
+    open(path, "w").write("\n".join(t) + "\n")
+    return ci(logs)
 
 def near(a, b, what, bad, tol=0.0015):
     if abs(float(a) - b) > tol:
@@ -379,28 +430,19 @@ def cmp(what, table, expect):
             r = [r for r in rows if r[:1] != " " and r.split()[:2] == key.split()]
             if not r or want not in r[0]:
                 print(key + ": wanted " + want); bad.append(key)
-    elif what == "tiera":
-        x = e["tiera"]
-        r = [r for r in rows if r.startswith("tier A pvple on/off:")]
+    elif what in ("tiera", "tierk", "tierah"):
+        x = e[what]
+        label = {"tiera": "tier A pvple on/off:", "tierk": "tier K B/A pvple/stock:",
+                 "tierah": "tier A co-runner beside B over beside A:"}[what]
+        r = [r for r in rows if r.startswith(label)]
         if not r:
-            print("no tier A line"); sys.exit(1)
-        f = r[0].split()
-        near(f[4], x["g"], "tier A geomean", bad)
-        near(f[5].strip("[,"), x["lo"], "tier A low", bad)
-        near(f[6].strip("],"), x["hi"], "tier A high", bad)
-        if f[7] != str(x["n"]):
-            print("tier A groups " + f[7]); bad.append("n")
-    elif what == "tierah":
-        x = e["tierah"]
-        r = [r for r in rows if r.startswith("tier A co-runner beside B over beside A:")]
-        if not r:
-            print("no tier A co-runner line"); sys.exit(1)
-        f = r[0].split(":")[1].split()
-        near(f[0], x["g"], "tier A co-runner geomean", bad)
-        near(f[1].strip("[,"), x["lo"], "tier A co-runner low", bad)
-        near(f[2].strip("],"), x["hi"], "tier A co-runner high", bad)
+            print("no line " + label); sys.exit(1)
+        f = r[0][len(label):].split()
+        near(f[0], x["g"], what + " geomean", bad)
+        near(f[1].strip("[,"), x["lo"], what + " low", bad)
+        near(f[2].strip("],"), x["hi"], what + " high", bad)
         if f[3] != str(x["n"]):
-            print("tier A co-runner groups " + f[3]); bad.append("n")
+            print(what + " groups " + f[3]); bad.append("n")
     sys.exit(1 if bad else 0)
 
 if sys.argv[1] == "gen":
@@ -468,6 +510,18 @@ sed 's/ b=auto$/ b=off/; s/ mode=auto / mode=off /' "$tmp/tiera" >"$tmp/tieraAA"
 check "tier A, GB_TA_B=off: the A/A boot is labelled as such, its B windows off" \
 	sh -c "grep -q '^tier A A/A off/off: ' '$tmp/tableAA' && grep -q 'mode=off (B) against mode=off (A)' '$tmp/tableAA' &&
 	       ! grep -q 'pvple on/off' '$tmp/tableAA'"
+
+# Tier K: two guests in one boot, each window's rate from its own guest's
+# lines inside it, on that guest's clock.
+"$top/scripts/guest/guests-table.sh" "$tmp/tierak" >"$tmp/tableK" 2>&1
+check "tier K: each window from the guest that ran, inside the window, on its clock; ABBA, geometric mean and CI" \
+	gbcmp tierk "$tmp/tableK"
+mutant guests-table.sh 's/rate\[i\] = winrate_in(i, goff\["b"\]/rate[i] = winrate(i, goff["b"]/' "$tmp/tierak"
+check "the check fails on tier K's rates interpolated across a stop" \
+	sh -c "! python3 '$tmp/gb.py' cmp tierk '$tmp/table.broken' '$tmp/expect'"
+mutant guests-table.sh 's/winrate_in(i, goff\["b"\]/winrate_in(i, goff["a"]/' "$tmp/tierak"
+check "the check fails on guest B read on guest A's clock" \
+	sh -c "! python3 '$tmp/gb.py' cmp tierk '$tmp/table.broken' '$tmp/expect'"
 
 # Older results (round=, no setup line): read as blocks, the header parsed.
 {
