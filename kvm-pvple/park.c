@@ -5,8 +5,9 @@
  * Each vCPU that ever registered has, in its struct pvple_vcpu, a simple
  * wait queue of the spinners parked behind it and a count of its "runs":
  * every time KVM loads it (schedule-in, or an ioctl's vcpu_load()) and
- * every time one of its own parks ends.  Nothing is shared between VMs,
- * and nothing between vCPUs but the queue of the vCPU waited on.
+ * every time one of its own parks ends or is declined (pvple_park_begin()).
+ * Nothing is shared between VMs, and nothing between vCPUs but the queue
+ * of the vCPU waited on and its count of parkers.
  *
  * A park is only taken behind a target whose next step is certain to be a
  * run (policy.c): PREEMPTED (KVM schedules it in again), PARKED (its park
@@ -42,8 +43,8 @@
  * ->runs is written only under the target's vcpu->mutex, with preemption
  * disabled: by the load hook, in KVM's preempt notifier of the task in
  * KVM_RUN or under an ioctl's vcpu_load(), and by the target's own park
- * exit, in KVM_RUN.  So the increment needs no atomic, and a schedule-in
- * cannot interleave with a park exit's increment.  (A vCPU being created
+ * exit or declined park, in KVM_RUN.  So the increment needs no atomic,
+ * and a schedule-in cannot interleave with a park exit's increment.  (A vCPU being created
  * is loaded before it has its index; pvple_vcpu_find() does not take it
  * for another, vm.c.)
  *
@@ -240,12 +241,23 @@ bool pvple_vcpu_irq_on(struct kvm_vcpu *me)
 
 #define PVPLE_PARK_HOPS		8	/* see pvple_park_begin() */
 
+/* An announced park not taken: no longer PARKED, and counted as a run. */
+static void pvple_park_decline(struct pvple_vcpu *pv)
+{
+	WRITE_ONCE(pv->parked_on, NULL);
+	preempt_disable();	/* ->runs: as at the end of a park */
+	pvple_vcpu_ran(pv);
+	preempt_enable();
+}
+
 /**
- * pvple_park_begin() - Announce a park, unless it would close a cycle.
+ * pvple_park_begin() - Announce a park, unless it would close a cycle or
+ * join a crowd.
  * @vm: the VM's state.
  * @me: the spinning vCPU.
  * @pv: its state.
  * @target: the vCPU it would park behind.
+ * @tpv: @target's state.
  *
  * Cycles of parks.  Spinner A parked behind B, B behind C, ..., and the
  * last behind A: each waits for the next one's run, and none runs until
@@ -269,32 +281,58 @@ bool pvple_vcpu_irq_on(struct kvm_vcpu *me)
  * stock exit each.  A cycle longer than PVPLE_PARK_HOPS vCPUs is not
  * found; park_max_us still bounds it.
  *
+ * Crowds.  The target's run wakes everyone parked behind it, with
+ * preemption off (pvple_vcpu_ran(), from KVM's preempt notifier): its
+ * cost grows with their number, and on that CPU it delays whatever runs
+ * next, which may be another VM.  Honest records name distinct vCPUs (a
+ * queue's predecessors), but stale or hostile ones can name one vCPU from
+ * every other.  So at most PVPLE_PARKERS_MAX spinners park behind one
+ * vCPU at a time: ->parkers counts them, taken here with
+ * atomic_inc_return() and given back by pvple_park() when the park ends;
+ * the one beyond gets stock handling.  The count is a bound, not a
+ * synchronisation: nothing else is read under it.
+ *
+ * A spinner that declines has been PARKED to the others since its store
+ * of ->parked_on, and one of them may have parked behind it meanwhile:
+ * the decline counts as a run of the decliner (pvple_park_decline()), so
+ * that one is woken as by the end of a park, by the same [W]/[M1]/[M2]
+ * pairing, rather than sleeping to its bound.
+ *
  * Context: the spinner's own task.
  *
- * Return: true if the park may be taken (@pv's ->parked_on now names
- * @target), false if it would close a cycle (->parked_on is cleared).
+ * Return: PVPLE_START_OK if the park may be taken (@pv's ->parked_on now
+ * names @target and a place behind @tpv is taken), else why not
+ * (->parked_on is cleared).
  */
-bool pvple_park_begin(struct pvple_vm *vm, struct kvm_vcpu *me,
-		      struct pvple_vcpu *pv, struct kvm_vcpu *target)
+enum pvple_park_start pvple_park_begin(struct pvple_vm *vm,
+				       struct kvm_vcpu *me,
+				       struct pvple_vcpu *pv,
+				       struct kvm_vcpu *target,
+				       struct pvple_vcpu *tpv)
 {
 	struct kvm_vcpu *t = target;
-	struct pvple_vcpu *tpv;
+	struct pvple_vcpu *hop;
 	unsigned int i;
 
 	/* Spinners that check us from now on see PARKED and may queue. */
 	WRITE_ONCE(pv->parked_on, target);
 	smp_mb();	/* [C] */
 	for (i = 0; i < PVPLE_PARK_HOPS; i++) {
-		tpv = pvple_vcpu_find(vm, t);
-		t = tpv ? READ_ONCE(tpv->parked_on) : NULL;
+		hop = pvple_vcpu_find(vm, t);
+		t = hop ? READ_ONCE(hop->parked_on) : NULL;
 		if (!t)
-			return true;
+			break;
 		if (t == me) {
-			WRITE_ONCE(pv->parked_on, NULL);
-			return false;
+			pvple_park_decline(pv);
+			return PVPLE_START_CYCLE;
 		}
 	}
-	return true;
+	if (atomic_inc_return(&tpv->parkers) > PVPLE_PARKERS_MAX) {
+		atomic_dec(&tpv->parkers);
+		pvple_park_decline(pv);
+		return PVPLE_START_CROWDED;
+	}
+	return PVPLE_START_OK;
 }
 
 /**
@@ -362,6 +400,7 @@ enum pvple_wake pvple_park(struct kvm_vcpu *me, struct pvple_vcpu *pv,
 		woken_early = true;
 	}
 	finish_swait(&tpv->waiters, &w);
+	atomic_dec(&tpv->parkers);	/* taken in pvple_park_begin() */
 	finish_rcuwait(kvm_arch_vcpu_get_wait(me));
 	kvm_vcpu_srcu_read_lock(me);
 

@@ -172,6 +172,7 @@ struct pvple_spin_in {
 	unsigned int spins;	/* "spin" answers in a row to this record */
 	bool event_pending;	/* an interrupt/request waits for the spinner */
 	bool cycle;		/* chain[0] is parked behind the spinner */
+	bool crowded;		/* PVPLE_PARKERS_MAX parked behind chain[0] */
 	bool yield_failed;	/* a directed yield just failed */
 	bool no_park;		/* parking is off for this VM (APICv/AVIC) */
 	/*

@@ -64,6 +64,7 @@ enum pvple_stat {
 	PVPLE_STAT_REC_TARGET_SELF,
 	PVPLE_STAT_REC_TARGET_ABSENT,
 	PVPLE_STAT_REC_CYCLE,
+	PVPLE_STAT_PARK_CROWDED,
 	PVPLE_STAT_REC_NO_HOLDER,
 	PVPLE_STAT_REC_OUTSIDE,
 	PVPLE_STAT_CHAIN_HOPS,
@@ -152,6 +153,7 @@ struct pvple_vcpu {
 	struct pvple_vcpu *yielded_to;	/* the last yield's target, until */
 	unsigned long yielded_runs;	/* the next exit; its ->runs then */
 	struct swait_queue_head waiters;	/* parked behind this vCPU */
+	atomic_t parkers;		/* how many, at most PVPLE_PARKERS_MAX */
 	struct hrtimer slice_timer;	/* ends a slice extension */
 	struct task_struct *slice_task;	/* granted to, for the timer */
 	bool slice_granted;		/* since the last reschedule request */
@@ -250,8 +252,20 @@ enum pvple_wake {
 unsigned long pvple_park_ticket(struct pvple_vcpu *tpv);
 int pvple_yield_reached(struct pvple_vcpu *pv);
 bool pvple_vcpu_irq_on(struct kvm_vcpu *me);
-bool pvple_park_begin(struct pvple_vm *vm, struct kvm_vcpu *me,
-		      struct pvple_vcpu *pv, struct kvm_vcpu *target);
+/* At most this many spinners park behind one vCPU at a time (park.c). */
+#define PVPLE_PARKERS_MAX	4
+
+enum pvple_park_start {
+	PVPLE_START_OK,
+	PVPLE_START_CYCLE,	/* it would close a cycle of parks */
+	PVPLE_START_CROWDED,	/* PVPLE_PARKERS_MAX already wait there */
+};
+
+enum pvple_park_start pvple_park_begin(struct pvple_vm *vm,
+				       struct kvm_vcpu *me,
+				       struct pvple_vcpu *pv,
+				       struct kvm_vcpu *target,
+				       struct pvple_vcpu *tpv);
 enum pvple_wake pvple_park(struct kvm_vcpu *me, struct pvple_vcpu *pv,
 			   struct kvm_vcpu *target, struct pvple_vcpu *tpv,
 			   unsigned long ticket, u64 *parked_ns);

@@ -74,6 +74,8 @@ static void pvple_count_stock(struct pvple_vm *vm,
 {
 	if (in->cycle)
 		pvple_count(vm, PVPLE_STAT_REC_CYCLE);
+	else if (in->crowded)
+		pvple_count(vm, PVPLE_STAT_PARK_CROWDED);
 	else if (in->rec != PVPLE_REC_OK)
 		pvple_count(vm, pvple_rec_stat[in->rec]);
 	else if (pvple_end_stat[in->end] != PVPLE_NR_STATS)
@@ -377,10 +379,20 @@ static long pvple_spin(struct kvm_vcpu *me, bool from_hc,
 		in->yield_failed = true;
 		o.act = pvple_decide(in, &o.at);
 	}
-	/* A park that would close a cycle of parks is not taken (park.c). */
-	if (o.act == PVPLE_ACT_PARK && !pvple_park_begin(vm, me, pv, target)) {
-		in->cycle = true;
-		o.act = PVPLE_ACT_STOCK;
+	/* Nor a park that would close a cycle, or join a crowd (park.c). */
+	if (o.act == PVPLE_ACT_PARK) {
+		switch (pvple_park_begin(vm, me, pv, target, c->pv[0])) {
+		case PVPLE_START_CYCLE:
+			in->cycle = true;
+			o.act = PVPLE_ACT_STOCK;
+			break;
+		case PVPLE_START_CROWDED:
+			in->crowded = true;
+			o.act = PVPLE_ACT_STOCK;
+			break;
+		case PVPLE_START_OK:
+			break;
+		}
 	}
 
 	switch (o.act) {

@@ -42,6 +42,7 @@ static const char * const pvple_stat_names[PVPLE_NR_STATS] = {
 	[PVPLE_STAT_REC_TARGET_SELF]	= "rec_target_self",
 	[PVPLE_STAT_REC_TARGET_ABSENT]	= "rec_target_absent",
 	[PVPLE_STAT_REC_CYCLE]		= "rec_cycle",
+	[PVPLE_STAT_PARK_CROWDED]	= "park_crowded",
 	[PVPLE_STAT_REC_NO_HOLDER]	= "rec_no_holder",
 	[PVPLE_STAT_REC_OUTSIDE]	= "rec_outside",
 	[PVPLE_STAT_CHAIN_HOPS]		= "chain_hops",

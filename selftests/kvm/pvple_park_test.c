@@ -450,6 +450,64 @@ TEST_F_TIMEOUT(pvple, wait_cycle_is_bounded, HARNESS_TIMEOUT_S)
 }
 
 /*
+ * A crowd (park.c): vCPUs 1 to 5 all wait behind vCPU 0, which registered
+ * and left KVM_RUN, with the park hypercall.  Each park ends by its bound
+ * and is taken again at once; at most PVPLE_PARKERS_MAX (4) of them may be
+ * parked behind vCPU 0 at a time, and the fifth gets stock handling,
+ * counted, with a "not waited on" answer.
+ */
+static u64 guest_crowd_running;
+
+static void guest_crowd(u32 id)
+{
+	guest_register(id);
+	if (id) {
+		pvple_guest_publish(&guest_areas[id], 0, PVPLE_ROLE_PREDECESSOR);
+		while (!READ_ONCE(guest_stop))
+			if (pvple_guest_park() == PVPLE_PARK_RUNNING)
+				__atomic_add_fetch(&guest_crowd_running, 1,
+						   __ATOMIC_RELAXED);
+		pvple_guest_clear(&guest_areas[id]);
+	}
+	GUEST_DONE();
+}
+
+static bool crowd_turned_away(struct pvple_counts *c)
+{
+	return c->park_crowded >= 3 && c->parks >= 10;
+}
+
+TEST_F_TIMEOUT(pvple, crowd_behind_one_vcpu_is_bounded, HARNESS_TIMEOUT_S)
+{
+	struct pvple_vcpu_thread t[6];
+	struct pvple_counts c;
+	struct kvm_vm *vm;
+	bool seen;
+
+	if (unsupported(false))
+		SKIP(return, "%s", unsupported(false));
+	set_params("park", "50000");
+	vm = create_vm(6, guest_crowd, t, -1);
+	pvple_run_vcpus(t, 1, TIMEOUT_S);
+	pvple_start_vcpus(&t[1], 5);
+	seen = wait_counts(vm, &c, crowd_turned_away, TIMEOUT_S);
+	SET(vm, guest_stop, 1);
+	pvple_wait_vcpus(&t[1], 5, TIMEOUT_S);
+	ASSERT_TRUE(pvple_vm_counts(vm, &c));
+	ksft_print_msg("parks %lu (timeout %lu sched_in %lu event %lu)\n",
+		       c.parks, c.wake_timeout, c.wake_sched_in, c.wake_event);
+	ksft_print_msg("turned away %lu, answered running %lu, throttled %lu\n",
+		       c.park_crowded, GET(vm, guest_crowd_running),
+		       c.hc_throttled);
+	ASSERT_TRUE(seen);
+	/* Every park waits for vCPU 0, which never runs again. */
+	ASSERT_EQ(c.wake_sched_in, 0);
+	ASSERT_GE(c.wake_timeout, 8);
+	ASSERT_GE(GET(vm, guest_crowd_running), c.park_crowded);
+	kvm_vm_free(vm);
+}
+
+/*
  * Lost wake-ups (park.c): vCPU 0 works and halts in turn, and vCPU 2, on
  * another CPU, PV-kicks it out of each halt; vCPU 1 shares vCPU 0's CPU
  * and waits behind it with the park hypercall.  vCPU 1 must park behind

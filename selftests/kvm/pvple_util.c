@@ -83,7 +83,7 @@ bool pvple_vm_counts(struct kvm_vm *vm, struct pvple_counts *c)
 		F(wake_timeout), F(wake_event), F(wake_teardown), F(park_ns),
 		F(rec_unregistered), F(rec_fault), F(rec_idle), F(rec_torn),
 		F(rec_bad), F(rec_target_range), F(rec_target_self), F(rec_target_absent),
-		F(rec_cycle), F(reg_ok), F(reg_replaced), F(reg_bad_version),
+		F(rec_cycle), F(park_crowded), F(reg_ok), F(reg_replaced), F(reg_bad_version),
 		F(reg_unaligned), F(reg_bad_gpa), F(reg_nomem), F(unreg_unknown),
 		F(l3_added), F(l3_reshared), F(l3_kept), F(l3_off),
 		F(l3_no_vendor), F(l3_no_slot), F(l3_foreign), F(l3_unmatched),

@@ -45,6 +45,7 @@ struct pvple_counts {
 	u64 rec_target_self;
 	u64 rec_target_absent;
 	u64 rec_cycle;
+	u64 park_crowded;
 	u64 reg_ok;
 	u64 reg_replaced;
 	u64 reg_bad_version;

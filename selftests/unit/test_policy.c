@@ -910,7 +910,7 @@ static unsigned int test_stock_result(bool run)
 	long got;
 
 	if (!run)
-		return ARRAY_SIZE(stock_cases);
+		return ARRAY_SIZE(stock_cases) + 1;
 	for (i = 0; i < ARRAY_SIZE(stock_cases); i++) {
 		in.mode = stock_cases[i].mode;
 		in.rec = stock_cases[i].rec;
@@ -922,6 +922,13 @@ static unsigned int test_stock_result(bool run)
 		ksft_test_result(got == stock_cases[i].want,
 				 "stock_result: %s\n", stock_cases[i].what);
 	}
+	/* Too many parked behind the target already: a race, no error. */
+	in = (struct pvple_spin_in){ .mode = PVPLE_MODE_AUTO,
+				     .rec = PVPLE_REC_OK, .crowded = true };
+	got = pvple_stock_result(&in);
+	ksft_test_result(got == PVPLE_PARK_RUNNING,
+			 "stock_result: a crowd behind the target (got %ld)\n",
+			 got);
 	return 0;
 }
 
