@@ -413,13 +413,16 @@ static u64 trace_line_ns(char *line, char *ev)
 	return ts ? (u64)(strtod(ts + 1, NULL) * 1e9) : 0;
 }
 
-void pvple_trace_runs_begin(pid_t tid)
+void pvple_trace_runs_begin(const pid_t *tid, int n)
 {
-	char path[160], filter[48];
+	char path[160], filter[256];
+	int i, len = 0;
 
+	for (i = 0; i < n; i++)
+		len += snprintf(filter + len, sizeof(filter) - len, "%snext_pid == %d",
+				i ? " || " : "", tid[i]);
 	snprintf(path, sizeof(path), "%s/events/sched/sched_switch/filter",
 		 tracefs());
-	snprintf(filter, sizeof(filter), "next_pid == %d", tid);
 	write_file(path, filter);
 	pvple_trace_event("sched/sched_switch", true);
 	pvple_trace_begin();
@@ -427,16 +430,17 @@ void pvple_trace_runs_begin(pid_t tid)
 	write_file(path, "pvple-runs-begin");
 }
 
-int pvple_trace_runs_end(pid_t tid, u64 bound_ns, int *timeouts,
-			 u64 *longest_ns)
+int pvple_trace_runs_end(const pid_t *tid, int n, u64 bound_ns,
+			 int *timeouts, u64 *longest_ns)
 {
 	/* Against a switch-in just as the timer fired, on an emulator. */
 	const u64 tie_ns = 2 * 1000 * 1000ULL;
-	u64 begin = 0, *runs = NULL, ns, end;
-	int i, nruns = 0, cap = 0, bad = 0;
+	int i, v, nruns = 0, cap = 0, bad = 0;
+	struct { int vcpu; u64 ns; } *runs = NULL;
 	char line[512], why[16], *p;
-	bool lost = false;
+	u64 begin = 0, ns, end;
 	struct pvple_event ev;
+	bool lost = false;
 	FILE *f;
 
 	trace_events("0");
@@ -458,14 +462,20 @@ int pvple_trace_runs_end(pid_t tid, u64 bound_ns, int *timeouts,
 			continue;
 		}
 		p = strstr(line, " sched_switch: ");
-		if (p && strstr(p, " next_pid=") &&
-		    atoi(strstr(p, " next_pid=") + 10) == tid) {
+		if (p && strstr(p, " next_pid=")) {
+			pid_t next = atoi(strstr(p, " next_pid=") + 10);
+
+			for (v = 0; v < n && tid[v] != next; v++)
+				;
+			if (v == n)
+				continue;
 			if (nruns == cap) {
 				cap = cap ? 2 * cap : 1024;
 				runs = realloc(runs, cap * sizeof(*runs));
 				TEST_ASSERT(runs, "realloc");
 			}
-			runs[nruns++] = trace_line_ns(line, p);
+			runs[nruns].vcpu = v;
+			runs[nruns++].ns = trace_line_ns(line, p);
 			continue;
 		}
 		p = strstr(line, " kvm_pvple_wake: ");
@@ -476,13 +486,15 @@ int pvple_trace_runs_end(pid_t tid, u64 bound_ns, int *timeouts,
 		++*timeouts;
 		if (ev.parked_ns > *longest_ns)
 			*longest_ns = ev.parked_ns;
-		if (lost || !begin || end - ev.parked_ns < begin) {
+		if (lost || !begin || end - ev.parked_ns < begin ||
+		    ev.target < 0 || ev.target >= n) {
 			bad++;
 			continue;
 		}
 		ns = end - ev.parked_ns;
 		for (i = 0; i < nruns; i++)
-			if (runs[i] > ns && runs[i] + tie_ns < ns + bound_ns)
+			if (runs[i].vcpu == ev.target && runs[i].ns > ns &&
+			    runs[i].ns + tie_ns < ns + bound_ns)
 				break;
 		bad += i < nruns;
 	}

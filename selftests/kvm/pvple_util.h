@@ -122,15 +122,16 @@ int pvple_trace_end(struct pvple_event *ev, int max);
  * Lost wake-ups told apart from a stalled host.  A park ended by its bound
  * was a lost wake-up only if the vCPU it waited behind ran meanwhile.
  * pvple_trace_runs_begin() traces the module's wake-ups and every switch
- * into the target's thread @tid (which must share a CPU with the parked
- * vCPU: one trace clock); pvple_trace_runs_end() stops, and returns how
- * many timeouts the trace does not clear: ones in which the target ran,
- * or that began before tracing did.  @timeouts and @longest_ns get the
- * number of timeouts and the longest park among them.
+ * into the threads of vCPUs 0 to @n - 1, @tid[i] being vCPU i's (each
+ * target must share a CPU with the vCPUs parked behind it: one trace
+ * clock); pvple_trace_runs_end() stops, and returns how many timeouts the
+ * trace does not clear: ones in which the target ran, or that began
+ * before tracing did.  @timeouts and @longest_ns get the number of
+ * timeouts and the longest park among them.
  */
-void pvple_trace_runs_begin(pid_t tid);
-int pvple_trace_runs_end(pid_t tid, u64 bound_ns, int *timeouts,
-			 u64 *longest_ns);
+void pvple_trace_runs_begin(const pid_t *tid, int n);
+int pvple_trace_runs_end(const pid_t *tid, int n, u64 bound_ns,
+			 int *timeouts, u64 *longest_ns);
 
 bool pvple_module_loaded(void);
 /* Unload kvm-pvple, or load @ko with @params; nothing if already so. */
