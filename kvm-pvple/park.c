@@ -44,9 +44,9 @@
  * disabled: by the load hook, in KVM's preempt notifier of the task in
  * KVM_RUN or under an ioctl's vcpu_load(), and by the target's own park
  * exit or declined park, in KVM_RUN.  So the increment needs no atomic,
- * and a schedule-in cannot interleave with a park exit's increment.  (A vCPU being created
- * is loaded before it has its index; pvple_vcpu_find() does not take it
- * for another, vm.c.)
+ * and a schedule-in cannot interleave with a park exit's increment.  (A
+ * vCPU being created is loaded before it has its index; pvple_vcpu_find()
+ * does not take it for another, vm.c.)
  *
  * Every park ends on the first of:
  *  - the target runs (above),
