@@ -15,7 +15,9 @@
 #          of kvm-pvple, GB_TIER=K for two guest kernels in one boot), with
 #          L0's steal time recorded per workload
 #          (scripts/guest/steal-rec.sh).
-# PVPLE_BENCH_ONLY=ple|l3|guests runs one of them.  The tables also go to
+#  profile (only when asked) perf in L1 over pvple_bench's PLE exits
+#          with no target, stock and pvple: where the time goes.
+# PVPLE_BENCH_ONLY=ple|l3|guests|profile runs one of them.  The tables also go to
 # files named on the last lines, so that a later run can be compared.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -23,6 +25,7 @@ only=${PVPLE_BENCH_ONLY:-}
 extra=()
 [ -n "$only" ] && [ "$only" != guests ] ||
 	extra=(rt-tests dbench gnuplot-nox linux-perf:6.12)
+[ "$only" != profile ] || extra=(linux-perf:6.12)
 "$PVPLE_TOP/scripts/testhost/prepare.sh" "${extra[@]}" || die "prepare failed"
 "$PVPLE_TOP/scripts/testhost/build.sh" || die "build failed"
 pvple_resolve_versions
@@ -191,9 +194,26 @@ l3_table() {
 	}'
 }
 
+# The profile: perf in L1 over PLE exits with no target, stock and pvple
+# (plan-profile.sh).  A look, not a figure: its shares say where the
+# round trip's time goes, pvple_bench's rows how long it is.
+bench_profile() {
+	local table=$out/profile-$stamp.txt
+	PVPLE_PERF=1 PVPLE_PAUSE=${PVPLE_PAUSE:-every} PVPLE_L1_SMP=1 \
+	PVPLE_TIME_LIMIT=${PVPLE_TIME_LIMIT:-3600} \
+		"$PVPLE_TOP/scripts/testhost/boot.sh" profile "$out/profile" \
+		>"$out/profile.verdict" 2>&1 ||
+		{ cat "$out/profile.verdict"; die "the profile boot failed; logs in $out"; }
+	sed -n '/^PVPLE-TEST profile/,/^PVPLE-EXIT profile-pvple/p' \
+		"$out/profile/results.tap" >"$table"
+	cat "$table"
+	echo "profile written to $table"
+}
+
 case $only in
 l3) bench_l3; exit ;;
 guests) bench_guests; exit ;;
+profile) bench_profile; exit ;;
 esac
 # One L1 CPU by default: single-threaded TCG runs every L1 CPU on one host
 # thread in turn, so two L1 CPUs are not concurrent in real time and L1's
@@ -202,7 +222,8 @@ esac
 PVPLE_PAUSE=${PVPLE_PAUSE:-every} \
 PVPLE_L1_SMP=${PVPLE_L1_SMP:-1} PVPLE_TIME_LIMIT=${PVPLE_TIME_LIMIT:-3600} \
 	"$PVPLE_TOP/scripts/testhost/boot.sh" bench "$out/l1" \
-	${PVPLE_BENCH_PARAMS:+pvple.bench_params=$PVPLE_BENCH_PARAMS} >"$out/verdict" 2>&1
+	${PVPLE_BENCH_PARAMS:+pvple.bench_params=$PVPLE_BENCH_PARAMS} \
+	${PVPLE_BENCH_TRIPS:+pvple.bench_trips=$PVPLE_BENCH_TRIPS} >"$out/verdict" 2>&1
 rc=$?
 table=$out/bench-$stamp.txt
 sed -n '/^PVPLE-TEST bench/,/^PVPLE-EXIT/p' "$out/l1/results.tap" |

@@ -67,24 +67,27 @@ if [ -n "${PVPLE_L2:-}" ]; then
 	      /usr/share/qemu/linuxboot_dma.bin /usr/share/qemu/linuxboot.bin \
 	      /usr/share/qemu/pvh.bin "$root/pvple/qemu/"
 	"$PVPLE_TOP/scripts/guest/stage-l2.sh" "$root/pvple/l2"
-	# Debian's perf for 6.12 (PVPLE_PERF=1, the Linux-guest benchmark).
-	if [ -n "${PVPLE_PERF:-}" ]; then
-		perf --version | grep -q '^perf version 6\.12\.' ||
-			die "perf for 6.12 is not installed (linux-perf from bookworm-backports)"
-		cp /usr/bin/perf "$root/usr/bin/perf"
-		# Only what is not there yet (libgcc_s is, as a link to the
-		# host's file: copying over it would copy a file onto itself).
-		for lib in $(ldd /usr/bin/perf | grep -o '/[^ ]*\.so[^ ]*' | sort -u); do
-			[ -e "$root$lib" ] && continue
-			mkdir -p "$root$(dirname "$lib")"
-			cp -L "$lib" "$root$lib"
-		done
-	fi
 	cp "$PVPLE_TOP/scripts/guest/l1-guest-test.sh" "$root/pvple/bin/guest-test.sh"
 	cp "$PVPLE_TOP/scripts/guest/l1-l3-bench.sh" "$root/pvple/bin/l3-bench.sh"
 	cp "$PVPLE_TOP/scripts/guest/l1-guests-bench.sh" "$root/pvple/bin/guests-bench.sh"
 	cp "$PVPLE_TOP/scripts/guest/l1-lib.sh" "$root/pvple/bin/"
 	cp "$PVPLE_TOP/scripts/tap.sh" "$root/pvple/bin/"
+fi
+
+# Debian's perf for 6.12 (PVPLE_PERF=1: the Linux-guest benchmark, the
+# profile of "make bench").
+if [ -n "${PVPLE_PERF:-}" ]; then
+	perf --version | grep -q '^perf version 6\.12\.' ||
+		die "perf for 6.12 is not installed (linux-perf from bookworm-backports)"
+	mkdir -p "$root/usr/bin"
+	cp /usr/bin/perf "$root/usr/bin/perf"
+	# Only what is not there yet (libgcc_s is, as a link to the host's
+	# file: copying over it would copy a file onto itself).
+	for lib in $(ldd /usr/bin/perf | grep -o '/[^ ]*\.so[^ ]*' | sort -u); do
+		[ -e "$root$lib" ] && continue
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
 fi
 
 cp "$PVPLE_TOP/packaging/pvple-stat" "$root/pvple/bin/"

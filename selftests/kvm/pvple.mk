@@ -21,6 +21,9 @@ $(OUTPUT)/pvple/%.o: $(PVPLE_DIR)/%.c $(PVPLE_DIR)/pvple_util.h $(PVPLE_DIR)/pvp
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(PVPLE_CFLAGS) $(CPPFLAGS) $(TARGET_ARCH) -c $< -o $@
 
+# pvple_bench's confidence intervals: log(), sqrt(), exp().
+$(OUTPUT)/pvple/pvple_bench: LDLIBS += -lm
+
 $(PVPLE_BINS): %: %.o $(PVPLE_COMMON) $(LIBKVM_OBJS)
 	$(CC) $(CFLAGS) $(CPPFLAGS) $(LDFLAGS) $(TARGET_ARCH) $^ $(LDLIBS) -o $@
 

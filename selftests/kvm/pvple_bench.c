@@ -20,7 +20,13 @@
  *    kick is one): it must not notice the module;
  *  - vcpu_load() with 200 idle VMs beside the measuring one: the
  *    schedule-in hook's cost must not grow with the number of VMs.
+ *
+ * With PVPLE_BENCH_TRIPS=N it measures only the three round trips, in N
+ * paired blocks: trip_blocks() below.  With PVPLE_BENCH_EXIT=stock|pvple
+ * it only runs PLE exits with no target, PVPLE_BENCH_EXIT_N of them, on
+ * that side, for a profiler ("PVPLE_BENCH_ONLY=profile make bench").
  */
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -164,7 +170,8 @@ static struct lock_result lock_run(int nvcpus, double secs)
 	return r;
 }
 
-static double exit_cost_ns(u64 pauses)
+/* Best of @reps runs of the guest: the host's interruptions only add. */
+static double exit_cost_ns(u64 pauses, int reps)
 {
 	struct pvple_vcpu_thread t[1];
 	struct kvm_vm *vm;
@@ -172,7 +179,7 @@ static double exit_cost_ns(u64 pauses)
 	int rep;
 
 	guest_pauses = pauses;
-	for (rep = 0; rep < 3; rep++) {
+	for (rep = 0; rep < reps; rep++) {
 		vm = bench_vm(1, guest_exit_cost, t);
 		t0 = now();
 		pvple_run_vcpus(t, 1, 600);
@@ -182,7 +189,7 @@ static double exit_cost_ns(u64 pauses)
 	return best * 1e9 / pauses;
 }
 
-static double foreign_hc_ns(u64 calls)
+static double foreign_hc_ns(u64 calls, int reps)
 {
 	struct pvple_vcpu_thread t[1];
 	double t0, best = 1e30;
@@ -190,7 +197,7 @@ static double foreign_hc_ns(u64 calls)
 	int rep;
 
 	guest_pauses = calls;
-	for (rep = 0; rep < 3; rep++) {
+	for (rep = 0; rep < reps; rep++) {
 		vm = bench_vm(1, guest_foreign_hc, t);
 		t0 = now();
 		pvple_run_vcpus(t, 1, 600);
@@ -262,6 +269,164 @@ static void lock_add(struct lock_result *sum, struct lock_result r, int rounds)
 	sum->parks += r.parks;
 }
 
+/*
+ * What ftrace calls at each hooked function (its "enabled_functions":
+ * the callback, through ftrace_ops_assist_func() or not, and for a
+ * redirect the ops' flags): which of them are in, and how.
+ */
+static void print_hooked(void)
+{
+	FILE *f = fopen("/sys/kernel/tracing/enabled_functions", "r");
+	char line[512];
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		printf("# enabled_functions: %s", line);
+	fclose(f);
+}
+
+/* Student's t quantile 0.975 for @df degrees of freedom (1.96 past 30). */
+static double t975(int df)
+{
+	static const double t[] = {
+		12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306,
+		2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120,
+		2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
+		2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+	};
+
+	return df < 1 ? 0 : df <= 30 ? t[df - 1] : 1.96;
+}
+
+/*
+ * One row of paired ratios: the geometric mean of @n ratios (given as
+ * logarithms) with its 95 % confidence interval (t on the logs).
+ */
+static void paired_row(const char *metric, const char *what,
+		       const double *lr, int n, int dropped)
+{
+	double m = 0, ss = 0, h;
+	int i, up = 0;
+
+	if (n < 1) {
+		printf("%-40s %-12s no block left (left out: %d)\n", metric,
+		       what, dropped);
+		return;
+	}
+
+	for (i = 0; i < n; i++) {
+		m += lr[i] / n;
+		up += lr[i] > 0;
+	}
+	for (i = 0; i < n; i++)
+		ss += (lr[i] - m) * (lr[i] - m);
+	h = n > 1 ? t975(n - 1) * sqrt(ss / (n - 1) / n) : 0;
+	printf("%-40s %-12s %8.3f [%.3f, %.3f] n=%d above 1: %d left out: %d\n",
+	       metric, what, exp(m), exp(m - h), exp(m + h), n, up, dropped);
+	fflush(stdout);
+}
+
+enum { TRIP_EXIT, TRIP_LOAD, TRIP_HC, NR_TRIPS };
+
+static const char * const trip_names[NR_TRIPS] = {
+	"PLE exit round trip (no target)",
+	"vcpu_load ioctl round trip",
+	"foreign hypercall round trip",
+};
+
+/* Each the best of a few short runs: an interruption only ever adds. */
+static void trips(double *ns)
+{
+	ns[TRIP_EXIT] = exit_cost_ns(10000, 3);
+	ns[TRIP_LOAD] = vcpu_load_ns(20000, 0);
+	ns[TRIP_HC] = foreign_hc_ns(10000, 3);
+}
+
+/*
+ * The round trips alone, in @blocks paired blocks: the module unloaded
+ * (stock, A) and loaded (B) in the order ABBA, or BAAB every other block
+ * of its kind, so that neither side is always first; the block's ratio is
+ * sqrt(B1 B2 / A1 A2), which a linear drift within the block does not
+ * move.  Every other block is an A/A block, stock against stock in the
+ * same pattern: its ratios are the instrument's own noise, the row to
+ * read the pvple/stock row against.
+ *
+ * L0 (the machine under the test host) runs at two speeds, a round trip
+ * taking 45-50 us in one and 75-80 us in the other, and switches every
+ * few minutes (results.rst, "The hot paths"): a block that straddles a
+ * switch is not paired any more.  So a block whose two A figures, or two
+ * B figures, differ by more than TRIP_SPREAD is left out of that metric's
+ * row, in both kinds of block alike, and counted there.
+ */
+#define TRIP_SPREAD	0.10
+
+static void trip_blocks(int blocks)
+{
+	static const bool abba[4] = { false, true, true, false };
+	double *lr[2][NR_TRIPS], ns[NR_TRIPS], sum[2][NR_TRIPS];
+	double lo[2][NR_TRIPS], hi[2][NR_TRIPS];
+	int b, h, k, kind, nb[2] = { 0 }, n[2][NR_TRIPS] = { 0 };
+
+	for (kind = 0; kind < 2; kind++)
+		for (k = 0; k < NR_TRIPS; k++) {
+			lr[kind][k] = calloc(blocks, sizeof(double));
+			TEST_ASSERT(lr[kind][k], "no memory");
+		}
+	for (b = 0; b < 2 * blocks; b++) {
+		kind = b % 2;	/* 0: pvple against stock, 1: A/A */
+		memset(sum, 0, sizeof(sum));
+		for (h = 0; h < 4; h++) {
+			bool second = abba[h] ^ (nb[kind] % 2);
+
+			pvple_module_set(ko, kind == 0 && second, params);
+			trips(ns);
+			printf("# block %d %s half %d %s: %.0f %.0f %.0f ns\n",
+			       nb[kind], kind ? "A/A" : "A/B", h,
+			       second ? "B" : "A", ns[TRIP_EXIT],
+			       ns[TRIP_LOAD], ns[TRIP_HC]);
+			for (k = 0; k < NR_TRIPS; k++) {
+				double l = log(ns[k]);
+
+				sum[second][k] += l;
+				/* Halves 0 and 1 are one of each side. */
+				if (h < 2) {
+					lo[second][k] = l;
+					hi[second][k] = l;
+				} else {
+					lo[second][k] = fmin(lo[second][k], l);
+					hi[second][k] = fmax(hi[second][k], l);
+				}
+			}
+		}
+		for (k = 0; k < NR_TRIPS; k++) {
+			if (hi[0][k] - lo[0][k] > log1p(TRIP_SPREAD) ||
+			    hi[1][k] - lo[1][k] > log1p(TRIP_SPREAD))
+				continue;
+			lr[kind][k][n[kind][k]++] = (sum[1][k] - sum[0][k]) / 2;
+		}
+		nb[kind]++;
+	}
+	pvple_module_set(ko, true, params);
+
+	printf("pvple bench: round trips in %d paired blocks of each kind, ",
+	       blocks);
+	printf("module params '%s', PLE %s\n", params, pvple_fixture_loaded() ?
+	       "from the TEST FIXTURE (every PAUSE exits)" : "as the host has it");
+	printf("PVPLE-BENCH-TABLE\n");
+	printf("%-40s %-12s %8s %s\n", "metric", "pair", "ratio",
+	       "[95 % CI] n");
+	for (k = 0; k < NR_TRIPS; k++) {
+		paired_row(trip_names[k], "pvple/stock", lr[0][k], n[0][k],
+			   nb[0] - n[0][k]);
+		paired_row(trip_names[k], "stock/stock", lr[1][k], n[1][k],
+			   nb[1] - n[1][k]);
+	}
+	for (kind = 0; kind < 2; kind++)
+		for (k = 0; k < NR_TRIPS; k++)
+			free(lr[kind][k]);
+}
+
 int main(int argc, char *argv[])
 {
 	int ncpus = sysconf(_SC_NPROCESSORS_ONLN), rounds = 2, i, on;
@@ -276,6 +441,19 @@ int main(int argc, char *argv[])
 	if (getenv("PVPLE_BENCH_PARAMS"))
 		params = getenv("PVPLE_BENCH_PARAMS");
 	TEST_REQUIRE(4 * ncpus <= PVPLE_MAX_VCPUS);
+	if (getenv("PVPLE_BENCH_EXIT")) {
+		on = !strcmp(getenv("PVPLE_BENCH_EXIT"), "pvple");
+		pvple_module_set(ko, on, params);
+		i = getenv("PVPLE_BENCH_EXIT_N") ?
+			atoi(getenv("PVPLE_BENCH_EXIT_N")) : 100000;
+		printf("# %s: %.0f ns per PLE exit with no target\n",
+		       on ? "pvple" : "stock", exit_cost_ns(i, 1));
+		return 0;
+	}
+	if (getenv("PVPLE_BENCH_TRIPS")) {
+		trip_blocks(atoi(getenv("PVPLE_BENCH_TRIPS")));
+		return 0;
+	}
 
 	/* Alternate stock and pvple so that drift hits both alike. */
 	for (i = 0; i < 2 * rounds; i++) {
@@ -284,9 +462,9 @@ int main(int argc, char *argv[])
 		lock_add(&x4[on], lock_run(4 * ncpus, secs), rounds);
 		lock_add(&x2[on], lock_run(2 * ncpus, secs), rounds);
 		lock_add(&x1[on], lock_run(ncpus, secs), rounds);
-		exit_ns[on] += exit_cost_ns(20000) / rounds;
+		exit_ns[on] += exit_cost_ns(20000, 3) / rounds;
 		load_ns[on] += vcpu_load_ns(20000, 0) / rounds;
-		hc_ns[on] += foreign_hc_ns(20000) / rounds;
+		hc_ns[on] += foreign_hc_ns(20000, 3) / rounds;
 	}
 	/*
 	 * Apart, and last: 200 VMs come and go here, which must not age the
@@ -299,6 +477,7 @@ int main(int argc, char *argv[])
 		load1_ns[on] += vcpu_load_ns(20000, 0) / rounds;
 	}
 	pvple_module_set(ko, true, params);
+	print_hooked();
 
 	printf("pvple bench: %d host CPUs, %.1f s per lock run, %d rounds, ",
 	       ncpus, secs, rounds);
