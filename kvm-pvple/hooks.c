@@ -191,13 +191,16 @@ static void notrace pvple_ftrace_redirect(unsigned long ip,
 					  struct ftrace_regs *fregs)
 {
 	struct pvple_hook *hook = container_of(ops, struct pvple_hook, ops);
+	unsigned long to = (unsigned long)hook->redirect;
+	int bit = ftrace_test_recursion_trylock(ip, parent_ip);
 
+	if (bit < 0)
+		return;
 	/* Our replacement calling the original must reach the original. */
-	if (within_module(parent_ip, THIS_MODULE))
-		return;
-	if (hook->want && !hook->want(fregs))
-		return;
-	ftrace_regs_set_instruction_pointer(fregs, (unsigned long)hook->redirect);
+	if (!within_module(parent_ip, THIS_MODULE) &&
+	    (!hook->want || hook->want(fregs)))
+		ftrace_regs_set_instruction_pointer(fregs, to);
+	ftrace_test_recursion_unlock(bit);
 }
 
 static void notrace pvple_ftrace_observe(unsigned long ip,
@@ -206,8 +209,12 @@ static void notrace pvple_ftrace_observe(unsigned long ip,
 					 struct ftrace_regs *fregs)
 {
 	struct pvple_hook *hook = container_of(ops, struct pvple_hook, ops);
+	int bit = ftrace_test_recursion_trylock(ip, parent_ip);
 
+	if (bit < 0)
+		return;
 	hook->observe(fregs);
+	ftrace_test_recursion_unlock(bit);
 }
 
 static int pvple_hook_register(struct pvple_hook *hook)
@@ -215,19 +222,20 @@ static int pvple_hook_register(struct pvple_hook *hook)
 	int ret;
 
 	/*
-	 * FTRACE_OPS_FL_RECURSION asks ftrace to guard the callbacks against
-	 * recursion (its comment in include/linux/ftrace.h): they are then called
-	 * through ftrace_ops_assist_func(), with preemption disabled.  None of
-	 * them should recurse; the guard stays because without it the lock
-	 * bench lost all of pvple's gain in the test host (0.99x against
-	 * 2.23x stock, results.rst), for a reason not yet understood.
+	 * No FTRACE_OPS_FL_RECURSION: with it, ftrace calls every callback
+	 * through ftrace_ops_assist_func() (ftrace_ops_get_func(),
+	 * kernel/trace/ftrace.c), one more call on every hooked call; without
+	 * it the ops' own trampoline calls the callback, which guards itself
+	 * with ftrace_test_recursion_trylock(), as livepatch's
+	 * klp_ftrace_handler() does.  Ten alternating boots of the lock bench
+	 * (results.rst) found no decision or throughput that depends on it.
 	 *
 	 * FTRACE_OPS_FL_PERMANENT: "sysctl kernel.ftrace_enabled=0" is refused
 	 * while the hooks are in (is_permanent_ops_registered() in
 	 * ftrace_enable_sysctl(), kernel/trace/ftrace.c) rather than
 	 * detaching them silently, which would leave VMs' state behind.
 	 */
-	hook->ops.flags = FTRACE_OPS_FL_PERMANENT | FTRACE_OPS_FL_RECURSION;
+	hook->ops.flags = FTRACE_OPS_FL_PERMANENT;
 	if (hook->redirect) {
 		hook->ops.func = pvple_ftrace_redirect;
 		hook->ops.flags |= FTRACE_OPS_FL_IPMODIFY;

@@ -185,8 +185,49 @@ extern unsigned int pvple_slice_ext_us;
 /* stats.c */
 struct seq_file;
 
-void pvple_count(struct pvple_vm *vm, enum pvple_stat stat);
-void pvple_count_n(struct pvple_vm *vm, enum pvple_stat stat, u64 n);
+DECLARE_PER_CPU(struct pvple_stats, pvple_global_stats);
+DECLARE_PER_CPU(u64, pvple_untracked_events);
+
+/**
+ * pvple_count_n() - Add to an event counter.
+ * @vm: the VM's state, or NULL for a VM that is not tracked.
+ * @stat: the counter.
+ * @n: how much to add.
+ *
+ * Adds to the global counter and to the VM's own.  A VM's counters may be
+ * missing (their allocation failed at creation): then only the global ones
+ * count, and untracked_vm_events says so.  Inline, as are the lookups
+ * below: they are on every PLE exit and vCPU load ("Hot paths" in
+ * Documentation/design.rst).
+ *
+ * Context: any.
+ */
+static inline void pvple_count_n(struct pvple_vm *vm, enum pvple_stat stat,
+				 u64 n)
+{
+	struct pvple_stats __percpu *stats = vm ? READ_ONCE(vm->stats) : NULL;
+
+	this_cpu_add(pvple_global_stats.v[stat], n);
+	if (stats)
+		this_cpu_add(stats->v[stat], n);
+	else
+		this_cpu_inc(pvple_untracked_events);
+}
+
+/**
+ * pvple_count() - Count one event.
+ * @vm: the VM's state, or NULL for a VM that is not tracked.
+ * @stat: the counter.
+ *
+ * pvple_count_n() by one.
+ *
+ * Context: any.
+ */
+static inline void pvple_count(struct pvple_vm *vm, enum pvple_stat stat)
+{
+	pvple_count_n(vm, stat, 1);
+}
+
 struct pvple_stats __percpu *pvple_stats_alloc(gfp_t gfp);
 void pvple_stats_sum(struct pvple_stats __percpu *pcpu,
 		     struct pvple_stats *sum);
@@ -200,11 +241,57 @@ struct pvple_vm_lifetime {
 	u64 created, destroyed, stale_replaced, alloc_failed;
 };
 
-struct pvple_vm *pvple_vm_find(struct kvm *kvm);
+/*
+ * struct kvm -> struct pvple_vm.  A resizable hash table: the lookup on
+ * every vCPU load stays O(1) however many VMs the host runs.  Writers hold
+ * vm.c's lock; the hot paths read under RCU.
+ */
+extern struct rhashtable pvple_vm_table;
+
+static const struct rhashtable_params pvple_vm_params __maybe_unused = {
+	.key_len = sizeof(struct kvm *),
+	.key_offset = offsetof(struct pvple_vm, kvm),
+	.head_offset = offsetof(struct pvple_vm, hnode),
+	.automatic_shrinking = true,
+};
+
+/**
+ * pvple_vm_find() - Look up the tracked state of a VM.
+ * @kvm: the VM.
+ *
+ * One lookup in the hash table of tracked VMs.
+ *
+ * Context: under rcu_read_lock(); the result is valid until
+ * rcu_read_unlock(), unless the caller keeps the VM alive otherwise.
+ *
+ * Return: the VM's state, or NULL if it is not tracked.
+ */
+static inline struct pvple_vm *pvple_vm_find(struct kvm *kvm)
+{
+	return rhashtable_lookup(&pvple_vm_table, &kvm, pvple_vm_params);
+}
+
+/**
+ * pvple_vm_mode() - The mode a VM's PLE exits and park calls get.
+ * @vm: the VM's state, or NULL for a VM that is not tracked.
+ *
+ * Its own, set through debugfs "mode", or the module's mode= for all
+ * others.  One load of a field of the VM's own state, on the PLE path.
+ *
+ * Context: any.
+ *
+ * Return: a PVPLE_MODE_* value.
+ */
+static inline int pvple_vm_mode(struct pvple_vm *vm)
+{
+	int mode = vm ? READ_ONCE(vm->mode) : -1;
+
+	return mode >= 0 ? mode : READ_ONCE(pvple_mode);
+}
+
 struct pvple_vm *pvple_vm_adopt(struct kvm *kvm);
 void pvple_vm_created(struct kvm *kvm);
 void pvple_vm_destroyed(struct kvm *kvm);
-int pvple_vm_mode(struct pvple_vm *vm);
 void pvple_vm_wake_all(void);
 void pvple_vm_lifetime(struct pvple_vm_lifetime *l);
 void pvple_vm_for_each(void (*fn)(struct pvple_vm *vm, void *arg), void *arg);
@@ -212,7 +299,30 @@ int pvple_vm_init(void);
 void pvple_vm_exit(void);
 
 /* vcpu.c */
-struct pvple_vcpu *pvple_vcpu_find(struct pvple_vm *vm, struct kvm_vcpu *vcpu);
+/**
+ * pvple_vcpu_find() - Look up a vCPU's own state, without allocating it.
+ * @vm: the VM's state.
+ * @vcpu: the vCPU.
+ *
+ * A vCPU being created is loaded and reset before KVM gives it its index
+ * (kvm_vm_ioctl_create_vcpu() calls kvm_arch_vcpu_create(), which does
+ * vcpu_load() and kvm_vcpu_reset(), before it sets ->vcpu_idx): until
+ * then its ->vcpu_idx reads 0, and it must not be taken for vCPU 0.  The
+ * state found at the index is returned only if it belongs to @vcpu.
+ *
+ * Context: any; @vm stays alive (under RCU, or a vCPU of the VM is in an
+ * exit).
+ *
+ * Return: @vcpu's state, or NULL if it has none.
+ */
+static inline struct pvple_vcpu *pvple_vcpu_find(struct pvple_vm *vm,
+						 struct kvm_vcpu *vcpu)
+{
+	struct pvple_vcpu *pv = xa_load(&vm->vcpus, vcpu->vcpu_idx);
+
+	return pv && pv->vcpu == vcpu ? pv : NULL;
+}
+
 struct pvple_vcpu *pvple_vcpu_get(struct pvple_vm *vm, struct kvm_vcpu *vcpu);
 struct kvm_vcpu *pvple_vcpu_by_id(struct pvple_vm *vm, struct kvm *kvm, u32 id);
 void pvple_vcpus_get(struct pvple_vm *vm, struct kvm *kvm);

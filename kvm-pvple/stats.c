@@ -89,46 +89,10 @@ static const char * const pvple_stat_names[PVPLE_NR_STATS] = {
 	[PVPLE_STAT_L3_UNMATCHED]	= "l3_unmatched",
 };
 
-static DEFINE_PER_CPU(struct pvple_stats, pvple_global_stats);
-static DEFINE_PER_CPU(u64, pvple_untracked_events);
+/* Added to by pvple_count_n() (pvple.h). */
+DEFINE_PER_CPU(struct pvple_stats, pvple_global_stats);
+DEFINE_PER_CPU(u64, pvple_untracked_events);
 static atomic64_t pvple_vm_stats_failed;
-
-/**
- * pvple_count_n() - Add to an event counter.
- * @vm: the VM's state, or NULL for a VM that is not tracked.
- * @stat: the counter.
- * @n: how much to add.
- *
- * Adds to the global counter and to the VM's own.  A VM's counters may be
- * missing (their allocation failed at creation): then only the global ones
- * count, and untracked_vm_events says so.
- *
- * Context: any.
- */
-void pvple_count_n(struct pvple_vm *vm, enum pvple_stat stat, u64 n)
-{
-	struct pvple_stats __percpu *stats = vm ? READ_ONCE(vm->stats) : NULL;
-
-	this_cpu_add(pvple_global_stats.v[stat], n);
-	if (stats)
-		this_cpu_add(stats->v[stat], n);
-	else
-		this_cpu_inc(pvple_untracked_events);
-}
-
-/**
- * pvple_count() - Count one event.
- * @vm: the VM's state, or NULL for a VM that is not tracked.
- * @stat: the counter.
- *
- * pvple_count_n() by one.
- *
- * Context: any.
- */
-void pvple_count(struct pvple_vm *vm, enum pvple_stat stat)
-{
-	pvple_count_n(vm, stat, 1);
-}
 
 /**
  * pvple_stats_alloc() - Allocate a VM's counters.

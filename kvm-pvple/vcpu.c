@@ -26,29 +26,6 @@ static enum hrtimer_restart pvple_slice_expired(struct hrtimer *t)
 }
 
 /**
- * pvple_vcpu_find() - Look up a vCPU's own state, without allocating it.
- * @vm: the VM's state.
- * @vcpu: the vCPU.
- *
- * A vCPU being created is loaded and reset before KVM gives it its index
- * (kvm_vm_ioctl_create_vcpu() calls kvm_arch_vcpu_create(), which does
- * vcpu_load() and kvm_vcpu_reset(), before it sets ->vcpu_idx): until
- * then its ->vcpu_idx reads 0, and it must not be taken for vCPU 0.  The
- * state found at the index is returned only if it belongs to @vcpu.
- *
- * Context: any; @vm stays alive (under RCU, or a vCPU of the VM is in an
- * exit).
- *
- * Return: @vcpu's state, or NULL if it has none.
- */
-struct pvple_vcpu *pvple_vcpu_find(struct pvple_vm *vm, struct kvm_vcpu *vcpu)
-{
-	struct pvple_vcpu *pv = xa_load(&vm->vcpus, vcpu->vcpu_idx);
-
-	return pv && pv->vcpu == vcpu ? pv : NULL;
-}
-
-/**
  * pvple_vcpu_get() - Find or allocate a vCPU's own state.
  * @vm: the VM's state.
  * @vcpu: the vCPU.

@@ -15,58 +15,12 @@
 static atomic64_t pvple_vms_created, pvple_vms_destroyed, pvple_vm_alloc_failed;
 static atomic64_t pvple_vms_stale;
 
-/*
- * struct kvm -> struct pvple_vm.  A resizable hash table: the lookup on
- * every vCPU load stays O(1) however many VMs the host runs.  Writers hold
- * pvple_vm_lock (which also guards the list); the hot paths read under RCU.
- */
-static const struct rhashtable_params pvple_vm_params = {
-	.key_len = sizeof(struct kvm *),
-	.key_offset = offsetof(struct pvple_vm, kvm),
-	.head_offset = offsetof(struct pvple_vm, hnode),
-	.automatic_shrinking = true,
-};
-
-static struct rhashtable pvple_vm_table;
+/* pvple.h: pvple_vm_find(); pvple_vm_lock also guards the list. */
+struct rhashtable pvple_vm_table;
 static LIST_HEAD(pvple_vm_list);
 static DEFINE_SPINLOCK(pvple_vm_lock);
 /* Frees VMs after a grace period, in process context (xa_destroy()). */
 static struct workqueue_struct *pvple_free_wq;
-
-/**
- * pvple_vm_find() - Look up the tracked state of a VM.
- * @kvm: the VM.
- *
- * One lookup in the hash table of tracked VMs.
- *
- * Context: under rcu_read_lock(); the result is valid until
- * rcu_read_unlock(), unless the caller keeps the VM alive otherwise.
- *
- * Return: the VM's state, or NULL if it is not tracked.
- */
-struct pvple_vm *pvple_vm_find(struct kvm *kvm)
-{
-	return rhashtable_lookup(&pvple_vm_table, &kvm, pvple_vm_params);
-}
-
-/**
- * pvple_vm_mode() - The mode a VM's PLE exits and park calls get.
- * @vm: the VM's state, or NULL for a VM that is not tracked.
- *
- * The mode this VM's PLE exits and park calls get: its own, set through
- * debugfs "mode", or the module's mode= for all others.  One load of a
- * field of the VM's own state, on the PLE path.
- *
- * Context: any.
- *
- * Return: a PVPLE_MODE_* value.
- */
-int pvple_vm_mode(struct pvple_vm *vm)
-{
-	int mode = vm ? READ_ONCE(vm->mode) : -1;
-
-	return mode >= 0 ? mode : READ_ONCE(pvple_mode);
-}
 
 static void pvple_vm_name(struct pvple_vm *vm, struct kvm *kvm)
 {

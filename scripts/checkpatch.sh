@@ -44,13 +44,13 @@ tap_line() {
 		bad=$((bad + 1))
 	fi
 }
-kd=$(perl "$KSRC/scripts/kernel-doc" -none -Wall kvm-pvple/*.c 2>&1)
-tap_line "$([ -z "$kd" ]; echo $?)" "kernel-doc -Wall: kvm-pvple/*.c" "$kd"
+kd=$(perl "$KSRC/scripts/kernel-doc" -none -Wall kvm-pvple/*.[ch] 2>&1)
+tap_line "$([ -z "$kd" ]; echo $?)" "kernel-doc -Wall: kvm-pvple/*.[ch]" "$kd"
 # The functions the headers declare: a name followed by "(" on a line that
 # is not a comment, a macro or a typedef.
 missing=$(sed -n 's/^[a-z][a-z0-9_ *]*[ *]\(pvple_[a-z0-9_]*\)(.*/\1/p' \
 	      kvm-pvple/*.h | sort -u | while read -r f; do
-		grep -q "^ \* $f() - " kvm-pvple/*.c || echo "$f"
+		grep -q "^ \* $f() - " kvm-pvple/*.[ch] || echo "$f"
 	  done)
 tap_line "$([ -z "$missing" ]; echo $?)" \
 	"kernel-doc: every function declared in kvm-pvple/*.h" \
