@@ -158,6 +158,47 @@ void pvple_vcpu_reset(struct kvm_vcpu *vcpu)
 }
 
 /**
+ * pvple_peek_record() - Read and check a vCPU's own record, without sleeping.
+ * @vcpu: the vCPU, in an exit.
+ * @pv: its state, or NULL if it has none.
+ * @rec: where to copy the record.
+ *
+ * pvple_read_record() for a caller that must not sleep: the copy is made
+ * with page faults off, from the translation cached at registration, and
+ * only while that translation is current (the memslots' generation it was
+ * made in, as kvm_read_guest_offset_cached() checks).  Whatever cannot be
+ * read so -- a page not present, memslots changed, a cache KVM would
+ * refresh -- answers PVPLE_REC_FAULT, and the caller reads again the
+ * ordinary way.  The area is aligned to PVPLE_AREA_ALIGN, so it lies in
+ * one page and the cache maps it whole.
+ *
+ * Context: the vCPU's own task, kvm->srcu held; any (no sleep).
+ *
+ * Return: as pvple_read_record().
+ */
+enum pvple_rec pvple_peek_record(struct kvm_vcpu *vcpu, struct pvple_vcpu *pv,
+				 struct pvple_area *rec)
+{
+	struct gfn_to_hva_cache *ghc;
+	unsigned long left;
+
+	if (!pv || !READ_ONCE(pv->registered))
+		return PVPLE_REC_UNREGISTERED;
+	ghc = &pv->ghc;
+	if (ghc->generation != kvm_memslots(vcpu->kvm)->generation ||
+	    !ghc->memslot || kvm_is_error_hva(ghc->hva))
+		return PVPLE_REC_FAULT;
+	pagefault_disable();
+	left = __copy_from_user_inatomic(rec, (void __user *)ghc->hva,
+					 sizeof(*rec));
+	pagefault_enable();
+	if (left)
+		return PVPLE_REC_FAULT;
+	return pvple_rec_check(rec, vcpu->vcpu_id,
+			       vcpu->kvm->arch.max_vcpu_ids);
+}
+
+/**
  * pvple_read_record() - Read and check a vCPU's own record.
  * @vcpu: the vCPU, in an exit.
  * @pv: its state, or NULL if it has none.

@@ -36,6 +36,18 @@ struct pvple_hook {
 	bool registered;
 };
 
+/*
+ * void kvm_vcpu_on_spin(struct kvm_vcpu *me, bool yield_to_kernel_mode)
+ *
+ * Every PLE exit.  Only those that may need pvple are redirected: an exit
+ * whose outcome is stock is decided and counted from the ftrace callback
+ * (pvple_spin_wanted()) and goes on in KVM untouched.
+ */
+static bool pvple_spin_want(struct ftrace_regs *fregs)
+{
+	return pvple_spin_wanted((void *)ftrace_regs_get_argument(fregs, 0));
+}
+
 static void pvple_spin_redirect(struct kvm_vcpu *me, bool yield_to_kernel_mode)
 {
 	int idx = srcu_read_lock(&pvple_srcu);
@@ -180,7 +192,8 @@ static struct pvple_hook pvple_hooks[] = {
 	  .lost = "l3_cache=" },
 	{ .name = "__kvm_emulate_hypercall", .want = pvple_hypercall_want,
 	  .redirect = pvple_hypercall_redirect },
-	{ .name = "kvm_vcpu_on_spin", .redirect = pvple_spin_redirect },
+	{ .name = "kvm_vcpu_on_spin", .want = pvple_spin_want,
+	  .redirect = pvple_spin_redirect },
 	{ .name = "xfer_to_guest_mode_handle_work", .want = pvple_xfer_want,
 	  .redirect = pvple_xfer_redirect, .lost = "slice_ext_us=" },
 };

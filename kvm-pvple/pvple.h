@@ -2,7 +2,8 @@
 /*
  * kvm-pvple internal interfaces.
  *
- * The way of one PLE exit:  hooks.c -> pvple_on_spin() (spin.c): read the
+ * The way of one PLE exit:  hooks.c -> pvple_spin_wanted() (spin.c): a
+ *   stock outcome is settled there; else -> pvple_on_spin(): read the
  *   spinner's record (abi.c) -> pvple_decide() (policy.c) -> yield, or
  *   park (park.c) -> back to KVM.
  * The way of one hypercall: hooks.c -> pvple_hypercall() (hypercall.c) ->
@@ -342,12 +343,15 @@ unsigned long pvple_hypercall(struct kvm_vcpu *vcpu, unsigned long nr,
 long pvple_register(struct kvm_vcpu *vcpu, gpa_t gpa, unsigned long version);
 long pvple_unregister(struct kvm_vcpu *vcpu);
 void pvple_vcpu_reset(struct kvm_vcpu *vcpu);
+enum pvple_rec pvple_peek_record(struct kvm_vcpu *vcpu, struct pvple_vcpu *pv,
+				 struct pvple_area *rec);
 enum pvple_rec pvple_read_record(struct kvm_vcpu *vcpu, struct pvple_vcpu *pv,
 				 struct pvple_area *rec);
 enum pvple_rec pvple_read_other(struct kvm_vcpu *t, struct pvple_vcpu *tpv,
 				struct pvple_area *rec);
 
 /* spin.c */
+bool pvple_spin_wanted(struct kvm_vcpu *me);
 void pvple_on_spin(struct kvm_vcpu *me, bool yield_to_kernel_mode);
 long pvple_park_hypercall(struct kvm_vcpu *me);
 
@@ -387,6 +391,7 @@ void pvple_park_shutdown(void);
 void pvple_slice_left(struct pvple_vm *vm, struct pvple_vcpu *pv);
 void pvple_slice_resched(struct kvm_vcpu *vcpu);
 void pvple_slice_named(struct pvple_vcpu *tpv, enum pvple_target state);
+bool pvple_slice_may_hold(struct pvple_vcpu *pv);
 bool pvple_slice_held(struct kvm_vcpu *vcpu, struct pvple_vcpu *pv);
 
 /* cpuid.c */

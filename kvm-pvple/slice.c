@@ -225,6 +225,23 @@ void pvple_slice_named(struct pvple_vcpu *tpv, enum pvple_target state)
 }
 
 /**
+ * pvple_slice_may_hold() - Can pvple_slice_held() be true?
+ * @pv: the vCPU's state.
+ *
+ * The cheaper half of pvple_slice_held(), which reads nothing from the
+ * guest: if this is false, so is that.
+ *
+ * Context: the vCPU's own task, in the exit; does not sleep.
+ *
+ * Return: whether the vCPU registered its preemption count and another
+ * vCPU took it for the holder during this run of it.
+ */
+bool pvple_slice_may_hold(struct pvple_vcpu *pv)
+{
+	return pv->preempt_gpa && READ_ONCE(pv->named_runs) == pv->runs;
+}
+
+/**
  * pvple_slice_held() - Is a vCPU in a PLE exit a holder others wait for?
  * @vcpu: the vCPU, whose own record is idle.
  * @pv: its state.
@@ -242,7 +259,7 @@ bool pvple_slice_held(struct kvm_vcpu *vcpu, struct pvple_vcpu *pv)
 {
 	u32 count;
 
-	if (!pv->preempt_gpa || READ_ONCE(pv->named_runs) != pv->runs)
+	if (!pvple_slice_may_hold(pv))
 		return false;
 	if (kvm_read_guest_cached(vcpu->kvm, &pv->preempt_ghc, &count,
 				  sizeof(count)))

@@ -277,6 +277,22 @@ static int pvple_yield(struct kvm_vcpu *me, struct pvple_vcpu *pv,
 }
 
 /*
+ * A PLE exit is acted on only inside the slow path the guest registered
+ * (abi.rst): elsewhere the record may be that of a context an interrupt
+ * handler interrupted.  The park call asks explicitly and is not judged
+ * by where it was made.
+ */
+static enum pvple_rec pvple_ple_rec(struct kvm_vcpu *me, struct pvple_vcpu *pv,
+				    enum pvple_rec rec)
+{
+	if ((rec == PVPLE_REC_OK || rec == PVPLE_REC_NO_HOLDER) &&
+	    !pvple_in_slowpath(kvm_get_linear_rip(me), pv->text_start,
+			       pv->text_end))
+		return PVPLE_REC_OUTSIDE;
+	return rec;
+}
+
+/*
  * @vm and the pvple_vcpus it holds stay valid here without RCU: they are
  * freed when the VM is destroyed, which cannot happen while one of its
  * vCPUs is in an exit, or at module exit, after every caller has left
@@ -305,16 +321,8 @@ static long pvple_spin(struct kvm_vcpu *me, bool from_hc,
 	o.prev_reached = pvple_yield_reached(pv);
 
 	in->rec = pvple_read_record(me, pv, &rec);
-	/*
-	 * A PLE exit is acted on only inside the slow path the guest
-	 * registered (abi.rst): elsewhere the record may be that of a context
-	 * an interrupt handler interrupted.  The park call asks explicitly.
-	 */
-	if (!from_hc &&
-	    (in->rec == PVPLE_REC_OK || in->rec == PVPLE_REC_NO_HOLDER) &&
-	    !pvple_in_slowpath(kvm_get_linear_rip(me), pv->text_start,
-			       pv->text_end))
-		in->rec = PVPLE_REC_OUTSIDE;
+	if (!from_hc)
+		in->rec = pvple_ple_rec(me, pv, in->rec);
 	if (in->rec == PVPLE_REC_OK) {
 		id = array_index_nospec(PVPLE_WAIT_TARGET(rec.wait),
 					me->kvm->arch.max_vcpu_ids);
@@ -418,6 +426,65 @@ static long pvple_spin(struct kvm_vcpu *me, bool from_hc,
 out:
 	pvple_account(vm, me, &o);
 	return ret;
+}
+
+/**
+ * pvple_spin_wanted() - Does a PLE exit need pvple_on_spin()?
+ * @me: the spinning vCPU, on entry to kvm_vcpu_on_spin().
+ *
+ * The hook asks before it redirects (hooks.c).  An exit whose outcome is
+ * stock whatever pvple_on_spin() would find, and whose record can be read
+ * without sleeping, is decided and counted here as pvple_spin() would
+ * count it, and KVM's own kvm_vcpu_on_spin() runs: the call passes
+ * through ftrace once, where the replacement makes it pass twice (into
+ * pvple_on_spin(), then again into the original).  Those are the exits of
+ * a vCPU without an area (every unpatched guest), of a record that names
+ * no one to wait for (idle, malformed, the holder unknown) and of one
+ * published outside the registered slow path.  Anything else -- a record
+ * with a target, one that cannot be read without sleeping, an idle record
+ * of a vCPU the slice extension may be keeping (pvple_slice_may_hold())
+ * -- goes on to pvple_on_spin(), which reads the record again and decides
+ * afresh: nothing here is counted for it.
+ *
+ * Context: the ftrace callback on entry to kvm_vcpu_on_spin(), preemption
+ * off, in the vCPU's KVM_RUN with kvm->srcu held; must not sleep.
+ *
+ * Return: true if the exit must go to pvple_on_spin().
+ */
+bool pvple_spin_wanted(struct kvm_vcpu *me)
+{
+	struct pvple_outcome o = { };
+	struct pvple_spin_in *in = &o.in;
+	struct pvple_vcpu *pv = NULL;
+	struct pvple_area rec;
+	struct pvple_vm *vm;
+
+	rcu_read_lock();
+	vm = pvple_vm_find(me->kvm);
+	if (vm)
+		pv = pvple_vcpu_find(vm, me);
+	rcu_read_unlock();
+	in->mode = pvple_vm_mode(vm);
+	in->rec = pvple_peek_record(me, pv, &rec);
+	if (in->rec == PVPLE_REC_FAULT)
+		return true;
+	in->rec = pvple_ple_rec(me, pv, in->rec);
+	if (in->rec == PVPLE_REC_OK)
+		return true;
+	if (in->rec == PVPLE_REC_IDLE) {
+		if (pvple_slice_may_hold(pv))
+			return true;
+		in->spins = pv->spin_wait == rec.wait ? pv->spins : 0;
+	}
+	o.decided = pvple_decide(in, &o.decided_at);
+	if (o.decided != PVPLE_ACT_STOCK)
+		return true;
+	o.act = PVPLE_ACT_STOCK;
+	o.prev_reached = pvple_yield_reached(pv);
+	if (pv)
+		pv->spins = 0;
+	pvple_account(vm, me, &o);
+	return false;
 }
 
 /**

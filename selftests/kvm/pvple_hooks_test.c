@@ -137,6 +137,40 @@ TEST_F_TIMEOUT(pvple, ple_exits_concurrent, HARNESS_TIMEOUT_S)
 	kvm_vm_free(idle_vm);
 }
 
+/*
+ * A PLE exit whose outcome is stock whatever pvple would find -- here a
+ * vCPU with no area -- is decided in the hook's ftrace callback and goes
+ * on in KVM: pvple_on_spin(), the replacement, is never entered, and the
+ * exits are counted as stock all the same.  The function tracer on
+ * pvple_on_spin() says whether it was.
+ */
+TEST_F_TIMEOUT(pvple, stock_exits_not_redirected, HARNESS_TIMEOUT_S)
+{
+	struct kvm_vcpu *vcpus[1];
+	struct pvple_vcpu_thread t[1];
+	struct pvple_counts c;
+	struct kvm_vm *vm;
+	int calls;
+
+	if (ple_unsupported())
+		SKIP(return, "%s", ple_unsupported());
+	vm = create_vm(vcpus, 1, guest_pause_loop, t);
+	guest_pauses[0] = pauses_for(0);
+	sync_global_to_guest(vm, guest_pauses);
+
+	pvple_trace_function("pvple_on_spin", true);
+	pvple_run_vcpus(t, 1, TIMEOUT_S);
+	calls = pvple_trace_count("pvple_on_spin");
+	pvple_trace_function("pvple_on_spin", false);
+	ASSERT_TRUE(pvple_vm_counts(vm, &c));
+	ksft_print_msg("PLE exits %lu, stock %lu, pvple_on_spin() %d\n",
+		       c.ple_exits, c.stock, calls);
+	ASSERT_TRUE(ple_exits_match(c.ple_exits, guest_pauses[0]));
+	ASSERT_EQ(c.stock, c.ple_exits);
+	ASSERT_EQ(calls, 0);
+	kvm_vm_free(vm);
+}
+
 #define HC_UNKNOWN_OURS		(KVM_HC_PVPLE_BASE + 0x7f)
 #define HC_BELOW_OURS		(KVM_HC_PVPLE_BASE - 1)
 #define HC_OURS_HIGH_BITS	(KVM_HC_PVPLE_PROBE | (1ULL << 32))

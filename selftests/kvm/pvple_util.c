@@ -300,6 +300,37 @@ static const char *tracefs(void)
 	       "/sys/kernel/debug/tracing" : "/sys/kernel/tracing";
 }
 
+void pvple_trace_function(const char *fn, bool on)
+{
+	char path[160];
+
+	snprintf(path, sizeof(path), "%s/current_tracer", tracefs());
+	write_file(path, "nop");
+	snprintf(path, sizeof(path), "%s/set_ftrace_filter", tracefs());
+	write_file(path, on ? fn : "");
+	if (!on)
+		return;
+	snprintf(path, sizeof(path), "%s/trace", tracefs());
+	write_file(path, "");
+	snprintf(path, sizeof(path), "%s/current_tracer", tracefs());
+	write_file(path, "function");
+}
+
+int pvple_trace_count(const char *needle)
+{
+	char path[160], line[512];
+	int n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/trace", tracefs());
+	f = fopen(path, "r");
+	TEST_ASSERT(f, "open %s", path);
+	while (fgets(line, sizeof(line), f))
+		n += line[0] != '#' && strstr(line, needle);
+	fclose(f);
+	return n;
+}
+
 void pvple_trace_event(const char *event, bool on)
 {
 	char path[160];

@@ -146,6 +146,13 @@ long pvple_read_long(const char *path);
  * Any tracepoint, "SYSTEM/EVENT": on (clearing the buffer first) or off;
  * pvple_trace_open() opens the buffer for reading (fclose when done).
  */
+/*
+ * pvple_trace_function() traces calls of one kernel function with ftrace's
+ * function tracer (@on), or stops; pvple_trace_count() counts the lines of
+ * the trace buffer that name @needle.
+ */
+void pvple_trace_function(const char *fn, bool on);
+int pvple_trace_count(const char *needle);
 void pvple_trace_event(const char *event, bool on);
 FILE *pvple_trace_open(void);
 
