@@ -103,14 +103,10 @@ long pvple_register(struct kvm_vcpu *vcpu, gpa_t gpa, unsigned long version)
  */
 static bool pvple_forget(struct kvm_vcpu *vcpu, struct pvple_vm **vmp)
 {
-	struct pvple_vcpu *pv = NULL;
+	struct pvple_vcpu *pv;
 	struct pvple_vm *vm;
 
-	rcu_read_lock();
-	vm = pvple_vm_find(vcpu->kvm);
-	if (vm)
-		pv = pvple_vcpu_find(vm, vcpu);
-	rcu_read_unlock();
+	vm = pvple_lookup(vcpu, &pv);
 	*vmp = vm;
 	if (!pv || !READ_ONCE(pv->registered))
 		return false;

@@ -324,6 +324,34 @@ static inline struct pvple_vcpu *pvple_vcpu_find(struct pvple_vm *vm,
 	return pv && pv->vcpu == vcpu ? pv : NULL;
 }
 
+/**
+ * pvple_lookup() - Look up a vCPU's VM state and its own.
+ * @vcpu: the vCPU.
+ * @pvp: where to store the vCPU's own state, or NULL if it has none.
+ *
+ * pvple_vm_find(), then pvple_vcpu_find().  The results stay valid after
+ * the RCU section: a VM's state is freed only when the VM is destroyed,
+ * which cannot happen while a vCPU of it is in an exit or under its mutex.
+ *
+ * Context: the vCPU's task, in an exit or under the vCPU's mutex.
+ *
+ * Return: the VM's state, or NULL if the VM is not tracked.
+ */
+static inline struct pvple_vm *pvple_lookup(struct kvm_vcpu *vcpu,
+					    struct pvple_vcpu **pvp)
+{
+	struct pvple_vcpu *pv = NULL;
+	struct pvple_vm *vm;
+
+	rcu_read_lock();
+	vm = pvple_vm_find(vcpu->kvm);
+	if (vm)
+		pv = pvple_vcpu_find(vm, vcpu);
+	rcu_read_unlock();
+	*pvp = pv;
+	return vm;
+}
+
 struct pvple_vcpu *pvple_vcpu_get(struct pvple_vm *vm, struct kvm_vcpu *vcpu);
 struct kvm_vcpu *pvple_vcpu_by_id(struct pvple_vm *vm, struct kvm *kvm, u32 id);
 void pvple_vcpus_get(struct pvple_vm *vm, struct kvm *kvm);

@@ -143,18 +143,14 @@ static bool pvple_slice_allowed(struct task_struct *t)
 void pvple_slice_resched(struct kvm_vcpu *vcpu)
 {
 	struct pvple_slice_in in = { };
-	struct pvple_vcpu *pv = NULL;
+	struct pvple_vcpu *pv;
 	enum pvple_slice d;
 	struct pvple_area rec;
 	struct pvple_vm *vm;
 	unsigned int us;
 	int idx;
 
-	rcu_read_lock();
-	vm = pvple_vm_find(vcpu->kvm);
-	if (vm)
-		pv = pvple_vcpu_find(vm, vcpu);
-	rcu_read_unlock();
+	vm = pvple_lookup(vcpu, &pv);
 	if (!pv || !READ_ONCE(pv->registered) || !pv->preempt_gpa)
 		return;
 

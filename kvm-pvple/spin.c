@@ -305,18 +305,14 @@ static long pvple_spin(struct kvm_vcpu *me, bool from_hc,
 	struct pvple_spin_in *in = &o.in;
 	struct pvple_chain *c = &o.c;
 	struct kvm_vcpu *target = NULL;
-	struct pvple_vcpu *pv = NULL;
+	struct pvple_vcpu *pv;
 	unsigned long ticket = 0;
 	struct pvple_area rec;
 	struct pvple_vm *vm;
 	long ret;
 	u32 id;
 
-	rcu_read_lock();
-	vm = pvple_vm_find(me->kvm);
-	if (vm)
-		pv = pvple_vcpu_find(vm, me);
-	rcu_read_unlock();
+	vm = pvple_lookup(me, &pv);
 	in->mode = pvple_vm_mode(vm);
 	o.prev_reached = pvple_yield_reached(pv);
 
@@ -455,15 +451,11 @@ bool pvple_spin_wanted(struct kvm_vcpu *me)
 {
 	struct pvple_outcome o = { };
 	struct pvple_spin_in *in = &o.in;
-	struct pvple_vcpu *pv = NULL;
+	struct pvple_vcpu *pv;
 	struct pvple_area rec;
 	struct pvple_vm *vm;
 
-	rcu_read_lock();
-	vm = pvple_vm_find(me->kvm);
-	if (vm)
-		pv = pvple_vcpu_find(vm, me);
-	rcu_read_unlock();
+	vm = pvple_lookup(me, &pv);
 	in->mode = pvple_vm_mode(vm);
 	in->rec = pvple_peek_record(me, pv, &rec);
 	if (in->rec == PVPLE_REC_FAULT)
