@@ -168,7 +168,8 @@ void pvple_vcpu_reset(struct kvm_vcpu *vcpu)
  * ordinary way.  The area is aligned to PVPLE_AREA_ALIGN, so it lies in
  * one page and the cache maps it whole.
  *
- * Context: the vCPU's own task, kvm->srcu held; any (no sleep).
+ * Context: the vCPU's own task, kvm->srcu held; does not sleep (an ftrace
+ * callback, preemption off, may call it).
  *
  * Return: as pvple_read_record().
  */

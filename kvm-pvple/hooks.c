@@ -39,7 +39,8 @@ struct pvple_hook {
 /*
  * void kvm_vcpu_on_spin(struct kvm_vcpu *me, bool yield_to_kernel_mode)
  *
- * Every PLE exit.  Only those that may need pvple are redirected: an exit
+ * Every PLE exit, and the Hyper-V and Xen yield hypercalls KVM hands to
+ * the same function.  Only those that may need pvple are redirected: a call
  * whose outcome is stock is decided and counted from the ftrace callback
  * (pvple_spin_wanted()) and goes on in KVM untouched.
  */
@@ -238,10 +239,14 @@ static int pvple_hook_register(struct pvple_hook *hook)
 	 * No FTRACE_OPS_FL_RECURSION: with it, ftrace calls every callback
 	 * through ftrace_ops_assist_func() (ftrace_ops_get_func(),
 	 * kernel/trace/ftrace.c), one more call on every hooked call; without
-	 * it the ops' own trampoline calls the callback, which guards itself
-	 * with ftrace_test_recursion_trylock(), as livepatch's
-	 * klp_ftrace_handler() does.  Ten alternating boots of the lock bench
-	 * (results.rst) found no decision or throughput that depends on it.
+	 * it the ops' own trampoline calls the callback (ftrace's list
+	 * function does, where another ops traces the same function), which
+	 * guards itself with ftrace_test_recursion_trylock(), as livepatch's
+	 * klp_ftrace_handler() does.  The guard's bits are those the function
+	 * tracer and kprobes share: a call it turns away is not hooked, and
+	 * nothing counts that (it has not been seen).  Ten alternating boots
+	 * of the lock bench (results.rst) found no decision or throughput
+	 * that depends on the flag.
 	 *
 	 * FTRACE_OPS_FL_PERMANENT: "sysctl kernel.ftrace_enabled=0" is refused
 	 * while the hooks are in (is_permanent_ops_registered() in

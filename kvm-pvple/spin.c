@@ -298,6 +298,10 @@ out:
  * -- goes on to pvple_on_spin(), which reads the record again and decides
  * afresh: nothing here is counted for it.
  *
+ * @vm and @pv stay valid here without pvple_srcu: the vCPU is in its
+ * KVM_RUN, so its VM is not destroyed, and module exit's unregistering of
+ * the hook waits for callbacks that run with preemption off.
+ *
  * Context: the ftrace callback on entry to kvm_vcpu_on_spin(), preemption
  * off, in the vCPU's KVM_RUN with kvm->srcu held; must not sleep.
  *
@@ -319,11 +323,13 @@ bool pvple_spin_wanted(struct kvm_vcpu *me)
 	in->rec = pvple_ple_rec(me, pv, in->rec);
 	if (in->rec == PVPLE_REC_OK)
 		return true;
-	if (in->rec == PVPLE_REC_IDLE) {
-		if (pvple_slice_may_hold(pv))
-			return true;
-		in->spins = pv->spin_wait == rec.wait ? pv->spins : 0;
-	}
+	/*
+	 * An idle record may be a holder the slice extension keeps spinning;
+	 * past this test it is not (pvple_slice_held() is false), so held and
+	 * spins stay 0 and the decision is stock, as in pvple_spin().
+	 */
+	if (in->rec == PVPLE_REC_IDLE && pvple_slice_may_hold(pv))
+		return true;
 	o.decided = pvple_decide(in, &o.decided_at);
 	if (o.decided != PVPLE_ACT_STOCK)
 		return true;

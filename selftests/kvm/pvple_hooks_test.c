@@ -23,6 +23,7 @@
 #include "kvm_util.h"
 #include "processor.h"
 #include "ucall_common.h"
+#include "pvple_guest.h"
 #include "pvple_util.h"
 
 #define NR_VCPUS	2
@@ -137,38 +138,56 @@ TEST_F_TIMEOUT(pvple, ple_exits_concurrent, HARNESS_TIMEOUT_S)
 	kvm_vm_free(idle_vm);
 }
 
+static struct pvple_area guest_area __aligned(PVPLE_AREA_ALIGN);
+static u64 guest_area_gpa;
+
+/* An area whose record stays idle: pvple_peek_record() reads it. */
+static void guest_idle_pause_loop(u32 id)
+{
+	GUEST_ASSERT_EQ(pvple_guest_register(&guest_area, guest_area_gpa), 0);
+	guest_pause_loop(id);
+}
+
 /*
- * A PLE exit whose outcome is stock whatever pvple would find -- here a
- * vCPU with no area -- is decided in the hook's ftrace callback and goes
- * on in KVM: pvple_on_spin(), the replacement, is never entered, and the
- * exits are counted as stock all the same.  The function tracer on
- * pvple_on_spin() says whether it was.
+ * A PLE exit whose outcome is stock whatever pvple would find -- a vCPU
+ * with no area, or one whose record is idle -- is decided in the hook's
+ * ftrace callback and goes on in KVM: pvple_on_spin(), the replacement,
+ * is never entered, and the exits are counted as stock all the same (the
+ * idle ones as rec_idle).  The function tracer on pvple_on_spin() says
+ * whether it was.
  */
 TEST_F_TIMEOUT(pvple, stock_exits_not_redirected, HARNESS_TIMEOUT_S)
 {
+	void *code[] = { guest_pause_loop, guest_idle_pause_loop };
 	struct kvm_vcpu *vcpus[1];
 	struct pvple_vcpu_thread t[1];
 	struct pvple_counts c;
 	struct kvm_vm *vm;
-	int calls;
+	int calls, i;
 
 	if (ple_unsupported())
 		SKIP(return, "%s", ple_unsupported());
-	vm = create_vm(vcpus, 1, guest_pause_loop, t);
-	guest_pauses[0] = pauses_for(0);
-	sync_global_to_guest(vm, guest_pauses);
+	for (i = 0; i < 2; i++) {
+		vm = create_vm(vcpus, 1, code[i], t);
+		guest_pauses[0] = pauses_for(0);
+		sync_global_to_guest(vm, guest_pauses);
+		guest_area_gpa = addr_gva2gpa(vm, (vm_vaddr_t)&guest_area);
+		sync_global_to_guest(vm, guest_area_gpa);
 
-	pvple_trace_function("pvple_on_spin", true);
-	pvple_run_vcpus(t, 1, TIMEOUT_S);
-	calls = pvple_trace_count("pvple_on_spin");
-	pvple_trace_function("pvple_on_spin", false);
-	ASSERT_TRUE(pvple_vm_counts(vm, &c));
-	ksft_print_msg("PLE exits %lu, stock %lu, pvple_on_spin() %d\n",
-		       c.ple_exits, c.stock, calls);
-	ASSERT_TRUE(ple_exits_match(c.ple_exits, guest_pauses[0]));
-	ASSERT_EQ(c.stock, c.ple_exits);
-	ASSERT_EQ(calls, 0);
-	kvm_vm_free(vm);
+		pvple_trace_function("pvple_on_spin", true);
+		pvple_run_vcpus(t, 1, TIMEOUT_S);
+		calls = pvple_trace_count("pvple_on_spin");
+		pvple_trace_function("pvple_on_spin", false);
+		ASSERT_TRUE(pvple_vm_counts(vm, &c));
+		ksft_print_msg("%s: PLE exits %lu, stock %lu, rec_idle %lu, pvple_on_spin() %d\n",
+			       i ? "idle record" : "no area", c.ple_exits,
+			       c.stock, c.rec_idle, calls);
+		ASSERT_TRUE(ple_exits_match(c.ple_exits, guest_pauses[0]));
+		ASSERT_EQ(c.stock, c.ple_exits);
+		ASSERT_EQ(c.rec_idle, i ? c.ple_exits : 0);
+		ASSERT_EQ(calls, 0);
+		kvm_vm_free(vm);
+	}
 }
 
 #define HC_UNKNOWN_OURS		(KVM_HC_PVPLE_BASE + 0x7f)
