@@ -204,6 +204,9 @@ enum pvple_rec pvple_peek_record(struct kvm_vcpu *vcpu, struct pvple_vcpu *pv,
  * One copy of the record into host memory; everything after works on the
  * copy.  No mapping: the translation was cached at registration, and
  * KVM revalidates it when the memslots change (a deleted slot faults).
+ * pvple_peek_record() is tried first; only what it cannot read without
+ * sleeping goes through kvm_read_guest_offset_cached(), which refreshes
+ * the cache or faults the page in.
  *
  * Context: the vCPU's own task, kvm->srcu held; may sleep (a fault).
  *
@@ -213,8 +216,10 @@ enum pvple_rec pvple_peek_record(struct kvm_vcpu *vcpu, struct pvple_vcpu *pv,
 enum pvple_rec pvple_read_record(struct kvm_vcpu *vcpu, struct pvple_vcpu *pv,
 				 struct pvple_area *rec)
 {
-	if (!pv || !READ_ONCE(pv->registered))
-		return PVPLE_REC_UNREGISTERED;
+	enum pvple_rec r = pvple_peek_record(vcpu, pv, rec);
+
+	if (r != PVPLE_REC_FAULT)
+		return r;
 	if (kvm_read_guest_offset_cached(vcpu->kvm, &pv->ghc, rec, 0,
 					 sizeof(*rec)))
 		return PVPLE_REC_FAULT;
