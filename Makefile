@@ -5,6 +5,7 @@
 #   make                build kvm-pvple.ko against KDIR (the running kernel)
 #   make check          all tests in the nested test host (see README)
 #   make check-debug    the selftests again, in a debug L1 kernel (lockdep, KASAN)
+#   make check-mutants  each guarded fix reverted alone: its selftest must fail
 #   make demo           boot the test host and show what the module observes
 #   make bench          the benchmarks (bench-guests: the Linux-guest one)
 #   make bench-host     the Linux-guest benchmark on a real KVM host
@@ -42,6 +43,9 @@ check:
 check-debug:
 	PVPLE_L1=debug scripts/testhost/check.sh
 
+check-mutants:
+	scripts/testhost/mutants.sh
+
 demo:
 	scripts/testhost/demo.sh
 
@@ -70,5 +74,5 @@ checkpatch:
 deb:
 	scripts/deb.sh
 
-.PHONY: all modules fixture clean unit selftests check check-debug demo bench bench-guests bench-host \
+.PHONY: all modules fixture clean unit selftests check check-debug check-mutants demo bench bench-guests bench-host \
 	guest-check selfcheck checkpatch deb

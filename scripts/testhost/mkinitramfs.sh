@@ -53,6 +53,10 @@ done
 
 cp "$MODDIR/kvm-pvple.ko" "$MODDIR"/selftests/fixture/*.ko \
 	"$root/pvple/ko/"
+# Mutant modules and their list ("make check-mutants", mutants.sh).
+if [ -n "${PVPLE_MUTANTS:-}" ]; then
+	cp "$PVPLE_MUTANTS"/mutant-*.ko "$PVPLE_MUTANTS/mutants.list" "$root/pvple/ko/"
+fi
 # Nested Linux guests (PVPLE_L2=1): QEMU itself, its libraries and
 # firmware, the guest kernels and the guest initramfs.
 if [ -n "${PVPLE_L2:-}" ]; then
