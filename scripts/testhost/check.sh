@@ -119,7 +119,8 @@ fi
 # The harness's own words on each failed assertion, for a reader who
 # has only this output (a CI log's tail).
 [ "$total_fail" -eq 0 ] ||
-	grep -a -h ':Expected ' "$out"/*/results.raw 2>/dev/null |
+	grep -a -h -e '^# [^ ]*\.c:[0-9]*:' -e 'Test terminated' \
+		"$out"/l1/results.tap "$out"/l1-filter/results.tap 2>/dev/null |
 		sed 's/^#* */  diagnosis: /'
 log "done in $(($(date +%s) - t0))s; logs in $out"
 echo "$total_pass passed, $total_fail failed, $total_skip skipped"

@@ -10,7 +10,8 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-# NAME|FILE in kvm-pvple/|sed expression|selftest|test
+# NAME|FILE in kvm-pvple/|sed expression|selftest|test ("|" only as the
+# separator: an expression must not contain one)
 # Not here: "a stale hint may park" (test_policy_mutants.sh has it).  A
 # chain ends STALE at the spinner's own hint only when that hint names
 # the holder (pvple_chain_step()), and such a spinner is the queue head
@@ -24,6 +25,8 @@ mutants=(
 	'a PLE exit outside the slow path is acted on|spin.c|s/!pvple_in_slowpath(kvm_get_linear_rip(me), pv->text_start,/0 \&\& !pvple_in_slowpath(kvm_get_linear_rip(me), pv->text_start,/|pvple_abi_test|ple_outside_slow_path_gets_stock'
 )
 
+# The copies are built against Debian's kernel, the one L1 boots here.
+[ "${PVPLE_L1:-debian}" = debian ] || die "PVPLE_L1=$PVPLE_L1: mutants run on Debian's L1 only"
 "$PVPLE_TOP/scripts/testhost/prepare.sh" >&2 || die "prepare failed"
 pvple_resolve_versions
 "$PVPLE_TOP/scripts/testhost/build.sh" >&2 || die "build failed"
@@ -68,6 +71,8 @@ for attempt in 1 2; do
 	rm -rf "$out/l1-attempt1"
 	mv "$out/l1" "$out/l1-attempt1"
 done
+# The boot's own verdict (an L1 kernel report, a hang), as comments.
+grep -v '^  mutant-' "$out/l1.verdict" | sed 's/^/# /'
 n=0
 for m in "${mutants[@]}"; do
 	n=$((n + 1))
