@@ -396,6 +396,25 @@ bool pvple_slice_in_cs(const struct pvple_slice_in *in)
 }
 
 /**
+ * pvple_slice_rec() - What a vCPU's own record tells the slice extension.
+ * @in: where to note it.
+ * @r: what reading the record found (pvple_read_record()).
+ * @wait: the record's wait word, if @r is PVPLE_REC_OK.
+ *
+ * Any record but an idle one is a wait (one that cannot be read or
+ * checked too: no grant on a guess).  Only a queue head publishes the
+ * holder or "not known" (pv_wait_publish_head() in the guest series);
+ * every other waiter names its predecessor.
+ */
+void pvple_slice_rec(struct pvple_slice_in *in, enum pvple_rec r, __u64 wait)
+{
+	in->waiting = r != PVPLE_REC_IDLE;
+	in->head = r == PVPLE_REC_NO_HOLDER ||
+		   (r == PVPLE_REC_OK &&
+		    PVPLE_WAIT_ROLE(wait) == PVPLE_ROLE_HOLDER);
+}
+
+/**
  * pvple_slice_decide() - Delay a reschedule of a vCPU, or not.
  * @in: the vCPU's state when its task is asked to reschedule.
  *
@@ -404,10 +423,21 @@ bool pvple_slice_in_cs(const struct pvple_slice_in *in)
  * whatever the guest does, so that no guest value can keep the CPU
  * longer than slice_ext_us past a request.  A lock waiter is not kept:
  * it has nothing to finish, and its own preemption count is raised by
- * the lock it waits for.
+ * the lock it waits for.  The queue head is the exception (@head: it
+ * publishes the holder, or "not known"; every other waiter names its
+ * predecessor).  While it spins it keeps the lock's pending bit set
+ * (set_pending() in pv_wait_head_or_lock(), the guest's
+ * kernel/locking/qspinlock_paravirt.h), so a lock stealer gives up
+ * (pv_hybrid_queued_unfair_trylock()) and the lock passes to no one but
+ * the head: descheduled now, it stalls every waiter behind it for as long
+ * as its task waits for a CPU.  Kept, it takes the lock as the holder
+ * releases it, which is what all of them wait for.  A head holds the
+ * pending bit for at most SPIN_THRESHOLD turns of its loop before it
+ * clears it and halts, and a grant ends at the bound all the same.
  *
  * Return: what to do, PVPLE_SLICE_GRANT only if the guest is in a
- * critical section, the extension is on and no grant is running.
+ * critical section, the extension is on, no grant is running and the
+ * vCPU waits for no lock, or only as the head of its queue.
  */
 enum pvple_slice pvple_slice_decide(const struct pvple_slice_in *in)
 {
@@ -419,7 +449,7 @@ enum pvple_slice pvple_slice_decide(const struct pvple_slice_in *in)
 		return PVPLE_SLICE_NONE;
 	if (!in->on)
 		return PVPLE_SLICE_OFF;
-	if (in->waiting)
+	if (in->waiting && !in->head)
 		return PVPLE_SLICE_WAITING;
 	return PVPLE_SLICE_GRANT;
 }

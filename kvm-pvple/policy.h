@@ -248,8 +248,10 @@ struct pvple_slice_in {
 	bool read_ok;		/* @count was read from the guest */
 	__u32 count;		/* the guest's preemption count */
 	bool waiting;		/* its record says it waits for a lock */
+	bool head;		/* ... as the head of its queue */
 };
 
+void pvple_slice_rec(struct pvple_slice_in *in, enum pvple_rec r, __u64 wait);
 enum pvple_slice pvple_slice_decide(const struct pvple_slice_in *in);
 bool pvple_slice_in_cs(const struct pvple_slice_in *in);
 

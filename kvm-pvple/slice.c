@@ -147,6 +147,7 @@ void pvple_slice_resched(struct kvm_vcpu *vcpu)
 	enum pvple_slice d;
 	struct pvple_area rec;
 	struct pvple_vm *vm;
+	enum pvple_rec r;
 	unsigned int us;
 	int idx;
 
@@ -159,8 +160,10 @@ void pvple_slice_resched(struct kvm_vcpu *vcpu)
 	in.read_ok = !kvm_read_guest_cached(vcpu->kvm, &pv->preempt_ghc,
 					    &in.count, sizeof(in.count));
 	/* Only a grant needs the record: not read with the extension off. */
-	if (us && pvple_slice_in_cs(&in))
-		in.waiting = pvple_read_record(vcpu, pv, &rec) != PVPLE_REC_IDLE;
+	if (us && pvple_slice_in_cs(&in)) {
+		r = pvple_read_record(vcpu, pv, &rec);
+		pvple_slice_rec(&in, r, rec.wait);
+	}
 	srcu_read_unlock(&vcpu->kvm->srcu, idx);
 
 	preempt_disable();

@@ -958,6 +958,15 @@ static unsigned int test_slice(bool run)
 		{ "in a section, waiting for a lock: reschedule",
 		  { .on = true, .read_ok = true, .count = 1, .waiting = true },
 		  PVPLE_SLICE_WAITING },
+		{ "in a section, the head of a lock's queue: grant",
+		  { .on = true, .read_ok = true, .count = 1, .waiting = true,
+		    .head = true }, PVPLE_SLICE_GRANT },
+		{ "the head, a grant running: end it",
+		  { .on = true, .granted = true, .read_ok = true, .count = 1,
+		    .waiting = true, .head = true }, PVPLE_SLICE_END },
+		{ "the head, off: reschedule",
+		  { .read_ok = true, .count = 1, .waiting = true,
+		    .head = true }, PVPLE_SLICE_OFF },
 		{ "a grant running: end it, whatever the count",
 		  { .on = true, .granted = true, .read_ok = true, .count = 1 },
 		  PVPLE_SLICE_END },
@@ -974,21 +983,64 @@ static unsigned int test_slice(bool run)
 	for (i = 0; i < ARRAY_SIZE(cases); i++)
 		ksft_test_result(pvple_slice_decide(&cases[i].in) == cases[i].want,
 				 "slice: %s\n", cases[i].name);
-	/* Every input: a grant needs all five conditions, and only those. */
-	for (bits = 0; bits < 64; bits++) {
+	/*
+	 * Every input: a grant needs all five conditions, and only those;
+	 * "not waiting" is met by the head of a queue too.
+	 */
+	for (bits = 0; bits < 128; bits++) {
 		bool want;
 
 		in = (struct pvple_slice_in){
 			.on = bits & 1, .granted = bits & 2, .read_ok = bits & 4,
-			.waiting = bits & 8,
+			.waiting = bits & 8, .head = bits & 64,
 			.count = (bits & 16 ? 3 : 0) | (bits & 32 ? 0x80000000 : 0),
 		};
-		want = in.on && !in.granted && in.read_ok && !in.waiting &&
-		       (bits & 16);
+		want = in.on && !in.granted && in.read_ok &&
+		       (!in.waiting || in.head) && (bits & 16);
 		bad += (pvple_slice_decide(&in) == PVPLE_SLICE_GRANT) != want;
 	}
-	ksft_test_result(!bad, "slice: a grant exactly when all five hold (%u wrong of 64)\n",
+	ksft_test_result(!bad, "slice: a grant exactly when all five hold (%u wrong of 128)\n",
 			 bad);
+	return 0;
+}
+
+/* Which records make a waiter, and which of those the queue's head. */
+static unsigned int test_slice_rec(bool run)
+{
+	static const struct {
+		const char *name;
+		enum pvple_rec r;
+		__u32 role;
+		bool waiting, head;
+	} cases[] = {
+		{ "idle: not waiting", PVPLE_REC_IDLE, 0, false, false },
+		{ "behind the holder: the head", PVPLE_REC_OK,
+		  PVPLE_ROLE_HOLDER, true, true },
+		{ "behind a predecessor: a waiter", PVPLE_REC_OK,
+		  PVPLE_ROLE_PREDECESSOR, true, false },
+		{ "holder not known: the head", PVPLE_REC_NO_HOLDER, 0,
+		  true, true },
+		{ "the holder out of range: a waiter, not a head",
+		  PVPLE_REC_TARGET_RANGE, PVPLE_ROLE_HOLDER, true, false },
+		{ "a bad record: a waiter", PVPLE_REC_BAD, PVPLE_ROLE_HOLDER,
+		  true, false },
+		{ "unreadable: a waiter", PVPLE_REC_FAULT, PVPLE_ROLE_HOLDER,
+		  true, false },
+	};
+	struct pvple_slice_in in;
+	unsigned int i;
+
+	if (!run)
+		return ARRAY_SIZE(cases);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		in = (struct pvple_slice_in){ };
+		pvple_slice_rec(&in, cases[i].r,
+				PVPLE_WAIT(PVPLE_STATE_WAITING, cases[i].role,
+					   3, 1));
+		ksft_test_result(in.waiting == cases[i].waiting &&
+				 in.head == cases[i].head,
+				 "slice record: %s\n", cases[i].name);
+	}
 	return 0;
 }
 
@@ -1030,7 +1082,7 @@ static unsigned int (*const tests[])(bool run) = {
 	test_hc_decode, test_rec_check, test_chain_hop, test_chain_step,
 	test_walks, test_decide_table, test_decide_properties, test_classify,
 	test_hc_filter, test_throttle, test_irq_on, test_stock_result,
-	test_registration, test_slice, test_held,
+	test_registration, test_slice, test_slice_rec, test_held,
 };
 
 int main(void)
