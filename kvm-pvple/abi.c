@@ -159,7 +159,7 @@ void pvple_vcpu_reset(struct kvm_vcpu *vcpu)
  * @pv: its state, or NULL if it has none.
  * @rec: where to copy the record.
  *
- * pvple_read_record() for a caller that must not sleep: the copy is made
+ * pvple_read_record() for a caller that must not sleep: the words are read
  * with page faults off, from the translation cached at registration, and
  * only while that translation is current (the memslots' generation it was
  * made in, as kvm_read_guest_offset_cached() checks).  Whatever cannot be
@@ -176,8 +176,9 @@ void pvple_vcpu_reset(struct kvm_vcpu *vcpu)
 enum pvple_rec pvple_peek_record(struct kvm_vcpu *vcpu, struct pvple_vcpu *pv,
 				 struct pvple_area *rec)
 {
+	struct pvple_area __user *area;
 	struct gfn_to_hva_cache *ghc;
-	unsigned long left;
+	unsigned int i;
 
 	if (!pv || !READ_ONCE(pv->registered))
 		return PVPLE_REC_UNREGISTERED;
@@ -185,14 +186,30 @@ enum pvple_rec pvple_peek_record(struct kvm_vcpu *vcpu, struct pvple_vcpu *pv,
 	if (ghc->generation != kvm_memslots(vcpu->kvm)->generation ||
 	    !ghc->memslot || kvm_is_error_hva(ghc->hva))
 		return PVPLE_REC_FAULT;
+	area = (struct pvple_area __user *)ghc->hva;
+	/*
+	 * The words pvple_rec_check() reads, one load each: the fields read
+	 * only at registration stay 0 in the copy.  Not one copy of the
+	 * whole area: copy_user_generic() makes that a "rep movsb" on a CPU
+	 * with FSRM, which an emulator may run a byte at a time.
+	 */
+	memset(rec, 0, sizeof(*rec));
 	pagefault_disable();
-	left = __copy_from_user_inatomic(rec, (void __user *)ghc->hva,
-					 sizeof(*rec));
+	if (!user_access_begin(area, sizeof(*area)))
+		goto fault;
+	unsafe_get_user(rec->wait, &area->wait, fault_end);
+	unsafe_get_user(rec->lock, &area->lock, fault_end);
+	for (i = 0; i < PVPLE_AREA_RESERVED; i++)
+		unsafe_get_user(rec->reserved[i], &area->reserved[i], fault_end);
+	user_access_end();
 	pagefault_enable();
-	if (left)
-		return PVPLE_REC_FAULT;
 	return pvple_rec_check(rec, vcpu->vcpu_id,
 			       vcpu->kvm->arch.max_vcpu_ids);
+fault_end:
+	user_access_end();
+fault:
+	pagefault_enable();
+	return PVPLE_REC_FAULT;
 }
 
 /**

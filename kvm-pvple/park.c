@@ -143,8 +143,9 @@ static void pvple_vcpu_ran(struct pvple_vcpu *pv)
  * @vcpu: the vCPU KVM loads.
  *
  * Hot path: every vCPU load on the host.  O(1): one hash lookup of the VM,
- * one of the vCPU, then nothing for a vCPU that never registered; else a
- * store to the vCPU's own count and a barrier.
+ * one of the vCPU, three stores to this CPU's struct pvple_loaded, then
+ * nothing for a vCPU that never registered; else a store to the vCPU's own
+ * count and a barrier.
  *
  * Context: on entry to kvm_arch_vcpu_load(), from an ftrace callback;
  * preemption off.
@@ -156,6 +157,7 @@ void pvple_vcpu_loaded(struct kvm_vcpu *vcpu)
 	 * set; an ioctl's vcpu_load() does not.
 	 */
 	bool sched_in = READ_ONCE(vcpu->scheduled_out);
+	struct pvple_loaded *l = this_cpu_ptr(&pvple_loaded);
 	struct pvple_vcpu *pv = NULL;
 	struct pvple_vm *vm;
 
@@ -170,6 +172,10 @@ void pvple_vcpu_loaded(struct kvm_vcpu *vcpu)
 		pvple_count(vm, sched_in ? PVPLE_STAT_SCHED_IN :
 			    PVPLE_STAT_VCPU_LOAD);
 	}
+	/* For pvple_lookup_loaded(), until pvple_loaded_forget(). */
+	WRITE_ONCE(l->vm, vm);
+	WRITE_ONCE(l->pv, pv);
+	WRITE_ONCE(l->vcpu, vcpu);
 	rcu_read_unlock();
 	trace_kvm_pvple_vcpu_load(vcpu->kvm, vcpu->vcpu_id, sched_in);
 }

@@ -352,6 +352,61 @@ static inline struct pvple_vm *pvple_lookup(struct kvm_vcpu *vcpu,
 	return vm;
 }
 
+/*
+ * The vCPU each CPU loaded last, and its state, written by
+ * pvple_vcpu_loaded() on that CPU: a vCPU in an exit on its own CPU finds
+ * itself here without a lookup.  @vm and @pv were current at that load;
+ * pvple_loaded_forget() clears @vcpu on every CPU before a VM's state is
+ * freed.
+ */
+struct pvple_loaded {
+	struct kvm_vcpu *vcpu;
+	struct pvple_vm *vm;		/* NULL: not tracked at the load */
+	struct pvple_vcpu *pv;		/* NULL: none at the load */
+};
+
+DECLARE_PER_CPU(struct pvple_loaded, pvple_loaded);
+
+/**
+ * pvple_lookup_loaded() - pvple_lookup() for a vCPU in an exit, on its CPU.
+ * @vcpu: the vCPU.
+ * @pvp: where to store the vCPU's own state, or NULL if it has none.
+ *
+ * The PLE exit's lookup.  A vCPU in an exit was loaded on this CPU after
+ * any other vCPU was (KVM loads it in vcpu_load() and at every schedule-in,
+ * kvm_sched_in(), and any other vCPU loaded here since took the CPU from
+ * it), so this CPU's struct pvple_loaded names it, with its VM's state,
+ * unless its load was not seen (the module came later; the hook's
+ * recursion guard turned the call away) or its VM was not tracked then:
+ * those take pvple_lookup().  A vCPU that registered after the load finds
+ * its own state in the VM's array.
+ *
+ * Each field is read once.  An entry can name @vcpu's address for another
+ * vCPU that was freed (kvm_vm_ioctl_create_vcpu()'s error paths free a
+ * loaded vCPU and keep its VM) if @vcpu's own loads were not seen: the
+ * VM's state must then be @vcpu's VM's, or the entry is not used.  It is
+ * never freed under this caller: pvple_loaded_forget() clears every entry
+ * naming a VM's state before the state is unlinked, and it is freed only
+ * after an RCU grace period, which this caller (preemption off) holds up.
+ *
+ * Context: preemption off, @vcpu in an exit on this CPU.
+ *
+ * Return: the VM's state, or NULL if the VM is not tracked.
+ */
+static inline struct pvple_vm *pvple_lookup_loaded(struct kvm_vcpu *vcpu,
+						   struct pvple_vcpu **pvp)
+{
+	struct pvple_loaded *l = this_cpu_ptr(&pvple_loaded);
+	struct pvple_vm *vm = READ_ONCE(l->vm);
+	struct pvple_vcpu *pv = READ_ONCE(l->pv);
+
+	if (READ_ONCE(l->vcpu) != vcpu || !vm || vm->kvm != vcpu->kvm)
+		return pvple_lookup(vcpu, pvp);
+	*pvp = pv ?: pvple_vcpu_find(vm, vcpu);
+	return vm;
+}
+
+void pvple_loaded_forget(struct pvple_vm *vm);
 struct pvple_vcpu *pvple_vcpu_get(struct pvple_vm *vm, struct kvm_vcpu *vcpu);
 struct kvm_vcpu *pvple_vcpu_by_id(struct pvple_vm *vm, struct kvm *kvm, u32 id);
 void pvple_vcpus_get(struct pvple_vm *vm, struct kvm *kvm);

@@ -315,7 +315,7 @@ bool pvple_spin_wanted(struct kvm_vcpu *me)
 	struct pvple_area rec;
 	struct pvple_vm *vm;
 
-	vm = pvple_lookup(me, &pv);
+	vm = pvple_lookup_loaded(me, &pv);
 	in->mode = pvple_vm_mode(vm);
 	in->rec = pvple_peek_record(me, pv, &rec);
 	if (in->rec == PVPLE_REC_FAULT)

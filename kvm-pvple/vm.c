@@ -174,9 +174,39 @@ static void pvple_vm_free_work(struct work_struct *work)
 				   free_work));
 }
 
+DEFINE_PER_CPU(struct pvple_loaded, pvple_loaded);
+
+/**
+ * pvple_loaded_forget() - Forget the loads of a VM's vCPUs.
+ * @vm: a VM's state, about to be unlinked.
+ *
+ * Clears every CPU's struct pvple_loaded that names @vm, so that no later
+ * pvple_lookup_loaded() finds it through a vCPU allocated where one of its
+ * vCPUs was.  None of @vm's vCPUs is loaded anew where the hooks see it:
+ * its VM is being destroyed (what kvm_arch_destroy_vm() loads from now on
+ * finds no tracked VM), was destroyed unseen, or the hooks are gone
+ * (module exit).  So no CPU names @vm after this; a CPU that loads another
+ * vCPU meanwhile may have that entry cleared too, which costs its next
+ * PLE exit one pvple_lookup().
+ *
+ * Context: under pvple_vm_lock; O(CPUs), once per VM.
+ */
+void pvple_loaded_forget(struct pvple_vm *vm)
+{
+	struct pvple_loaded *l;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		l = per_cpu_ptr(&pvple_loaded, cpu);
+		if (READ_ONCE(l->vm) == vm)
+			WRITE_ONCE(l->vcpu, NULL);
+	}
+}
+
 /* Unlinked under pvple_vm_lock; freed once no RCU reader can see it. */
 static void pvple_vm_unlink_free(struct pvple_vm *vm)
 {
+	pvple_loaded_forget(vm);
 	rhashtable_remove_fast(&pvple_vm_table, &vm->hnode, pvple_vm_params);
 	list_del_rcu(&vm->lnode);
 	INIT_RCU_WORK(&vm->free_work, pvple_vm_free_work);
