@@ -145,7 +145,7 @@ void pvple_slice_resched(struct kvm_vcpu *vcpu)
 	struct pvple_slice_in in = { };
 	struct pvple_vcpu *pv;
 	enum pvple_slice d;
-	struct pvple_area rec;
+	struct pvple_area rec = { };
 	struct pvple_vm *vm;
 	enum pvple_rec r;
 	unsigned int us;
