@@ -29,7 +29,8 @@
 # the drops are counted and named.
 #
 # Tier A ("# ta-..." lines): each window's rate of locktorture
-# acquisitions, from the guest's cumulative counts (interpolated at the
+# acquisitions (or of dbench's load-file lines per client, with wl=dbench
+# on the ta-setup line), from the guest's cumulative counts (interpolated at the
 # window's ends, moved to the guest's clock, less a guard time at its
 # start), and per ABBA group (off, auto, auto, off) the log ratio
 # (ln B1 + ln B2 - ln A1 - ln A2) / 2, which a linear drift does not
@@ -212,6 +213,7 @@ $2 ~ /^cfg=/ && $3 ~ /^(round|block)=/ {
 $2 == "ta-setup" {
 	kvs(3); guard = kv["guard"] + 0; bmode = ("b" in kv) ? kv["b"] : "auto"
 	amode = ("a" in kv) ? kv["a"] : "off"; taparam = ("param" in kv) ? kv["param"] : "mode"
+	tawl = ("wl" in kv) ? kv["wl"] : "locktorture"
 	next
 }
 $2 == "ta-clock" {
@@ -454,16 +456,18 @@ END {
 		if (amode == "") amode = "off"
 		if (taparam == "") taparam = "mode"
 		bm = "B (" bmode ")"; am = "A (" amode ")"
+		if (tawl == "") tawl = "locktorture"
+		taunit = tawl == "dbench" ? "load-file lines/s per client" : "acquisitions/s"
 		if (tierk) {
 			printf "tier K: guest kernel %s (B) against %s (A) in one boot, the other guest stopped, ABBA windows;\n",
 			       bmode, amode
-			printf "rates in acquisitions/s from the lines inside each window less its first %g s (clocks = L1 - %.3f / %.3f s)\n",
-			       guard, goff["a"], goff["b"]
+			printf "%s: rates in %s from the lines inside each window less its first %g s (clocks = L1 - %.3f / %.3f s)\n",
+			       tawl, taunit, guard, goff["a"], goff["b"]
 		} else {
 			printf "tier A: kvm-pvple %s=%s (B) against %s=%s (A) in one boot, ABBA windows;\n",
 			       taparam, bmode, taparam, amode
-			printf "rates in acquisitions/s over each window less its first %g s (guest clock = L1 - %.3f s)\n",
-			       guard, offset
+			printf "%s: rates in %s over each window less its first %g s (guest clock = L1 - %.3f s)\n",
+			       tawl, taunit, guard, offset
 		}
 		if (nh)
 			printf "co B/A: the co-runner'"'"'s iterations, the same pairing (its clock = L1 - %.3f s)\n",
@@ -503,8 +507,8 @@ END {
 			       rate[i + 2], rate[i + 3], lr, hr
 		}
 		if (tierk)
-			what = sprintf("tier K %s %s/%s", (amode == bmode ? "A/A" : "B/A"),
-				       bmode, amode)
+			what = sprintf("tier K %s%s %s/%s", (tawl == "locktorture" ? "" : tawl " "),
+				       (amode == bmode ? "A/A" : "B/A"), bmode, amode)
 		else if (taparam == "mode")
 			what = bmode == "off" ? "tier A A/A off/off" : "tier A pvple on/off"
 		else

@@ -30,8 +30,9 @@
 # configurations, 2K when K is odd.  Ratios are taken within a block.
 #
 # Tier A (GB_TIER=A): kvm-pvple's decisions alone, in one boot of the
-# guest-pvlock guest with the module loaded: locktorture runs for the
-# whole boot while kvm-pvple's mode= goes off, auto, auto, off (ABBA) in
+# guest-pvlock guest with the module loaded: locktorture (or, with
+# GB_TA_WL=dbench, dbench with GB_TA_CLIENTS clients) runs for the whole
+# boot while kvm-pvple's mode= goes off, auto, auto, off (ABBA) in
 # windows of GB_WIN seconds, GB_TA_GROUPS times, after GB_TA_SETTLE
 # seconds.  The guest prints its cumulative acquisitions once a second
 # with its own time stamps, the co-runner its hogs' iterations; guests-
@@ -48,9 +49,9 @@
 # compares across boots.  Two lock guests boot side by side, guest A on
 # bzImage-GB_TK_A (stock: the anchor) and guest B on bzImage-GB_TK_B
 # (pvple: the product; stock too for the A/A boot), both running tier A's
-# locktorture, pinned in the same layout, beside the co-runner; kvm-pvple
-# is loaded (mode=auto), so guest A, which never registers, gets stock
-# handling.  In each window one guest runs and the other's QEMU is
+# workload (GB_TA_WL), pinned in the same layout, beside the co-runner;
+# kvm-pvple is loaded (mode=auto), so guest A, which never registers, gets
+# stock handling.  In each window one guest runs and the other's QEMU is
 # stopped (SIGSTOP), in ABBA order: the guest clocks (kvm-clock) go on
 # while a guest is stopped, so each window's rate comes from the
 # progress lines its guest printed inside it (guests-table.sh).  The
@@ -90,9 +91,11 @@
 #   report interval, s       GB_RUN_LIMIT (300 s a run)   GB_PERF (perf)
 #   tier A: GB_WIN (4 s)  GB_TA_GROUPS (40)  GB_TA_SETTLE (20 s)
 #   GB_TA_GUARD (1 s)  GB_TA_WRITERS (8)  GB_TA_PARAM (mode)  GB_TA_A (off)
+#   GB_TA_WL (locktorture; or dbench)  GB_TA_CLIENTS (4: dbench's)
 #   GB_TA_B (auto)     GB_SLICE_US (1000): kvm-pvple's slice_ext_us= at load
 #   tier K: GB_TK_A (stock)  GB_TK_B (pvple), and tier A's GB_WIN,
-#   GB_TA_GROUPS, GB_TA_SETTLE, GB_TA_GUARD, GB_TA_WRITERS
+#   GB_TA_GROUPS, GB_TA_SETTLE, GB_TA_GUARD, GB_TA_WRITERS, GB_TA_WL,
+#   GB_TA_CLIENTS
 #   (the emulated host runs 50-100 times slower than hardware)
 #   GB_SCHED_FEAT (none): L1 scheduler features, e.g. NO_PICK_BUDDY
 #   GB_DRY (empty): plan only
@@ -155,6 +158,14 @@ ta_groups=${GB_TA_GROUPS:-40}
 ta_settle=${GB_TA_SETTLE:-20}
 ta_guard=${GB_TA_GUARD:-1}
 ta_writers=${GB_TA_WRITERS:-8}
+# The workload of tiers A and K, and its size: locktorture's writers or
+# dbench's clients.
+ta_wl=${GB_TA_WL:-locktorture}
+case $ta_wl in
+dbench) ta_n=${GB_TA_CLIENTS:-4} ;;
+locktorture) ta_n=$ta_writers ;;
+*) echo "Bail out! GB_TA_WL=$ta_wl: locktorture or dbench"; exit 1 ;;
+esac
 # The parameter switched, and its value in the A and the B windows:
 # mode=off against mode=auto (the product), or off for the A/A boot.
 ta_param=${GB_TA_PARAM:-mode}
@@ -449,7 +460,7 @@ slice_snap() {
 			END { print "# ta-cnt win=" w s }'
 }
 
-# ta_wait LOG PID NAME: waits until the guest's locktorture prints its
+# ta_wait LOG PID NAME: waits until the guest's workload prints its
 # first progress line; 1 if the guest died or GB_RUN_LIMIT s passed.
 ta_wait() {
 	uptime_
@@ -526,20 +537,21 @@ ta_hogs() {
 }
 
 # ta_setup PARAM A B: the setup line; the co-runner running, kvm-pvple
-# loaded with mode=auto.  The guests' locktorture outlasts the windows by
+# loaded with mode=auto.  The guests' workload outlasts the windows by
 # 30 s ($secs), then each guest reports and ends.
 ta_setup() {
 	secs=$((ta_settle + 4 * ta_groups * win + 30))
-	echo "# ta-setup win=$win guard=$ta_guard groups=$ta_groups settle=$ta_settle writers=$ta_writers param=$1 a=$2 b=$3"
+	echo "# ta-setup win=$win guard=$ta_guard groups=$ta_groups settle=$ta_settle writers=$ta_writers wl=$ta_wl n=$ta_n param=$1 a=$2 b=$3"
 	do_ kill -CONT "$corunner"
 	module on
 	do_ sh -c "echo auto >$modeparam"
 }
 
-# ta_guest LOG KERNEL NAME: a lock guest that runs locktorture alone.
+# ta_guest LOG KERNEL NAME: a lock guest that runs tier A's workload
+# alone.
 ta_guest() {
 	l2_start "$1" "$2" "$cpu" \
-		"l2.bench=1 bench.hb=0 bench.db=0 bench.lt=0 bench.settle=0 bench.warm=0 bench.ta=$secs:$ta_writers" \
+		"l2.bench=1 bench.hb=0 bench.db=0 bench.lt=0 bench.settle=0 bench.warm=0 bench.ta=$secs:$ta_n bench.tw=$ta_wl" \
 		-smp "$vcpus" -name "$3,debug-threads=on"
 }
 
@@ -590,7 +602,7 @@ tk_run() {
 }
 
 # ta_end TAG NAME: waits for the guest in $qpid/$log to end its
-# locktorture and report; its progress lines for the table.
+# workload and report; its progress lines for the table.
 ta_end() {
 	uptime_
 	start=${up%.*}
@@ -634,11 +646,13 @@ tier_a() {
 tier_k() {
 	name=tierk
 	ta_setup kernel "$tk_a" "$tk_b"
-	# Each guest's locktorture counts from its own start, and the windows
+	# Each guest's workload counts from its own start, and the windows
 	# start after both (the first run ended inside its last group).
 	secs=$((secs + 60))
-	# No dbench files: two guests fit in L1's 2 GB.
+	# Two guests in L1's 2 GB: dbench's files (in the guest's tmpfs,
+	# half its memory) want more than locktorture.
 	L2_MEM=384M
+	[ "$ta_wl" != dbench ] || L2_MEM=512M
 	for g in a b; do
 		eval "k=\$tk_$g"
 		log=/tmp/gb-tierk-$g.log

@@ -31,6 +31,7 @@ if [ ${#bins[@]} -gt 0 ]; then
 fi
 if [ -f /usr/share/dbench/client.txt ]; then
 	mkdir -p "$root/share"
-	cp /usr/share/dbench/client.txt "$root/share/"
+	cp /usr/share/dbench/client.txt \
+	   "$PVPLE_TOP/scripts/guest/dbench-progress.awk" "$root/share/"
 fi
 (cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 >"$out"

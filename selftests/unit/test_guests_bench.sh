@@ -215,6 +215,59 @@ check "tier K: guests a, b, b, a, group after group" \
 GB_DRY=1 GB_TIER=K GB_TK_B=stock GB_TA_GROUPS=1 GB_CPUS=0,1 sh "$l1" >"$tmp/planKK" 2>&1
 check "tier K, GB_TK_B=stock: the A/A boot, two stock guests" \
 	[ "$(grep -c 'would run: .*qemu-system.*bzImage-stock.*bench.ta=' "$tmp/planKK")" = 2 ]
+check "tier K: locktorture by default, its writers, in 384M guests" \
+	sh -c "[ \$(grep 'would run: .*qemu-system.*bench.ta=' '$tmp/planK' |
+		    grep -cE -- '-m 384M .*bench.ta=[0-9]*:8 bench.tw=locktorture( |\$)') = 2 ]"
+GB_DRY=1 GB_TIER=K GB_TA_WL=dbench GB_TA_GROUPS=1 GB_CPUS=0,1 sh "$l1" >"$tmp/planKD" 2>&1
+check "tier K, GB_TA_WL=dbench: both guests run dbench with 4 clients, in 512M guests" \
+	sh -c "[ \$(grep 'would run: .*qemu-system.*bench.ta=' '$tmp/planKD' |
+		    grep -cE -- '-m 512M .*bench.ta=[0-9]*:4 bench.tw=dbench( |\$)') = 2 ] &&
+	       grep -q '^# ta-setup .* wl=dbench n=4 ' '$tmp/planKD'"
+check "GB_TA_WL names no workload: bail out, no guest" \
+	sh -c "! GB_DRY=1 GB_TIER=K GB_TA_WL=hackbench GB_CPUS=0,1 sh '$l1' >'$tmp/planKX' 2>&1 &&
+	       grep -q '^Bail out! GB_TA_WL=hackbench' '$tmp/planKX' && ! grep -q qemu-system '$tmp/planKX'"
+
+# dbench's console into progress lines: warm-up and execute lines, each
+# stamped with the time read when it comes; every other line ignored;
+# the throughput at the end.
+dbp=$top/scripts/guest/dbench-progress.awk
+cat >"$tmp/dbench.out" <<'DBOUT'
+dbench version 4.00 - Copyright Andrew Tridgell 1999-2004
+
+Running for 30 seconds with load '/share/client.txt' and minimum warmup 6 secs
+3 of 4 processes prepared for launch   0 sec
+4 of 4 processes prepared for launch   0 sec
+releasing clients
+   4        17     2.61 MB/sec  warmup   1 sec  latency 191.282 ms
+   4        40     2.97 MB/sec  warmup   2 sec  latency 95.004 ms
+   4       331     4.40 MB/sec  execute   1 sec  latency 77.210 ms
+   4  cleanup  31 sec
+   0  cleanup  31 sec
+
+ Operation      Count    AvgLat    MaxLat
+ ----------------------------------------
+ NTCreateX        123     1.234    12.345
+
+Throughput 4.39471 MB/sec  4 clients  4 procs  max_latency=191.282 ms
+DBOUT
+echo "123.45 200.00" >"$tmp/uptime"
+dbprog() {
+	$1 -v UPTIME="$tmp/uptime" -f "$dbp" "$tmp/dbench.out" >"$tmp/dbprog" &&
+	printf 'L2-PROGRESS 123.45 17\nL2-PROGRESS 123.45 40\nL2-PROGRESS 123.45 331\nL2-RESULT tiera mbps=4.39471\n' |
+		cmp - "$tmp/dbprog"
+}
+check "dbench-progress.awk: each progress line's count with the time it was read, then the throughput" dbprog awk
+if command -v busybox >/dev/null; then
+	check "dbench-progress.awk: the same under busybox awk (L2's)" dbprog "busybox awk"
+else
+	n=$((n + 1))
+	echo "ok $n guests-bench: dbench-progress.awk under busybox awk # SKIP busybox is not installed"
+fi
+dbnone() {
+	head -n 8 "$tmp/dbench.out" | awk -v UPTIME="$tmp/uptime" -f "$dbp" | tail -n 1 |
+		grep -qx 'L2-RESULT tiera mbps=none'
+}
+check "dbench-progress.awk: a dbench that printed no throughput gives none" dbnone
 
 ### The tables
 
@@ -522,6 +575,13 @@ check "the check fails on tier K's rates interpolated across a stop" \
 mutant guests-table.sh 's/winrate_in(i, goff\["b"\]/winrate_in(i, goff["a"]/' "$tmp/tierak"
 check "the check fails on guest B read on guest A's clock" \
 	sh -c "! python3 '$tmp/gb.py' cmp tierk '$tmp/table.broken' '$tmp/expect'"
+sed '/ta-setup/s/ param=/ wl=dbench n=4 param=/' "$tmp/tierak" >"$tmp/tierakd"
+"$top/scripts/guest/guests-table.sh" "$tmp/tierakd" >"$tmp/tableKD" 2>&1
+sed 's/^tier K dbench B\/A /tier K B\/A /' "$tmp/tableKD" >"$tmp/tableKD.as-lt"
+check "tier K with dbench: the same ratio, labelled with the workload and its unit" \
+	sh -c "python3 '$tmp/gb.py' cmp tierk '$tmp/tableKD.as-lt' '$tmp/expect' &&
+	       grep -q '^dbench: rates in load-file lines/s per client ' '$tmp/tableKD' &&
+	       grep -q '^tier K dbench B/A pvple/stock: ' '$tmp/tableKD'"
 
 # Older results (round=, no setup line): read as blocks, the header parsed.
 {
