@@ -30,9 +30,9 @@
 #
 # Tier A ("# ta-..." lines): each window's rate of locktorture
 # acquisitions (or of dbench's load-file lines per client, with wl=dbench
-# on the ta-setup line), from the guest's cumulative counts (interpolated at the
-# window's ends, moved to the guest's clock, less a guard time at its
-# start), and per ABBA group (off, auto, auto, off) the log ratio
+# on the ta-setup line), from the guest's cumulative counts (interpolated
+# at the window's ends, moved to the guest's clock, less a guard time at
+# its start), and per ABBA group (off, auto, auto, off) the log ratio
 # (ln B1 + ln B2 - ln A1 - ln A2) / 2, which a linear drift does not
 # move; their geometric mean with a 95 % CI.
 #
@@ -213,7 +213,7 @@ $2 ~ /^cfg=/ && $3 ~ /^(round|block)=/ {
 $2 == "ta-setup" {
 	kvs(3); guard = kv["guard"] + 0; bmode = ("b" in kv) ? kv["b"] : "auto"
 	amode = ("a" in kv) ? kv["a"] : "off"; taparam = ("param" in kv) ? kv["param"] : "mode"
-	tawl = ("wl" in kv) ? kv["wl"] : "locktorture"
+	tawl = kv["wl"]
 	next
 }
 $2 == "ta-clock" {
