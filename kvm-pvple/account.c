@@ -123,7 +123,7 @@ void pvple_account(struct pvple_vm *vm, struct kvm_vcpu *me,
 		pvple_count(vm, pvple_wake_stat[o->why]);
 		pvple_count_n(vm, PVPLE_STAT_PARK_NS, o->parked_ns);
 		trace_kvm_pvple_wake(me->kvm, me->vcpu_id, target->vcpu_id,
-				     o->why, o->parked_ns);
+				     o->why, o->parked_ns, o->park_start_ns);
 		break;
 	default:
 		pvple_count(vm, PVPLE_STAT_STOCK);

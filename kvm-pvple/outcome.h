@@ -34,6 +34,7 @@ struct pvple_outcome {
 	enum pvple_action act;		/* what was done in the end */
 	unsigned int at;
 	enum pvple_wake why;		/* a park: how it ended, */
+	u64 park_start_ns;		/* when it began (ktime_get()), */
 	u64 parked_ns;			/* and how long it lasted */
 };
 

@@ -13,7 +13,8 @@
  * run (policy.c): PREEMPTED (KVM schedules it in again), PARKED (its park
  * ends), OUT (its next KVM_RUN loads it).  Everything else gets stock
  * handling, so a park normally ends by that run, and its bound, park_max_us,
- * only matters for a stale or hostile record.
+ * only matters for a stale or hostile record, or behind a vCPU whose task
+ * left KVM_RUN for good (its VM is going away).
  *
  * Ordering.  The spinner must never sleep through the target's run:
  *
@@ -348,6 +349,8 @@ enum pvple_park_start pvple_park_begin(struct pvple_vm *vm,
  * @target: the vCPU it parks behind.
  * @tpv: @target's state, whose queue it sleeps on.
  * @ticket: @target's run count, from pvple_park_ticket().
+ * @start_ns: where to store when the park began (ktime_get(), in ns: the
+ *	trace clock "mono").
  * @parked_ns: where to store how long the park lasted, in nanoseconds.
  *
  * After pvple_park_begin() said yes.  The park ends on the first of the
@@ -363,15 +366,16 @@ enum pvple_park_start pvple_park_begin(struct pvple_vm *vm,
  */
 enum pvple_wake pvple_park(struct kvm_vcpu *me, struct pvple_vcpu *pv,
 			   struct kvm_vcpu *target, struct pvple_vcpu *tpv,
-			   unsigned long ticket, u64 *parked_ns)
+			   unsigned long ticket, u64 *start_ns, u64 *parked_ns)
 {
 	/* The guest's RFLAGS cannot change while it is parked. */
 	bool irq_on = pvple_vcpu_irq_on(me);
 	ktime_t start = ktime_get(), deadline;
 	DECLARE_SWAITQUEUE(w);
-	bool woken_early = false;
+	bool woken_early = false, timed_out = false;
 	enum pvple_wake why;
 
+	*start_ns = ktime_to_ns(start);
 	deadline = ktime_add_us(start, READ_ONCE(pvple_park_max_us));
 
 	/* Like kvm_vcpu_block(): never sleep holding off memslot updates. */
@@ -398,12 +402,20 @@ enum pvple_wake pvple_park(struct kvm_vcpu *me, struct pvple_vcpu *pv,
 			why = PVPLE_WAKE_EVENT;
 			break;
 		}
-		if (!schedule_hrtimeout_range(&deadline, 10 * NSEC_PER_USEC,
-					      HRTIMER_MODE_ABS)) {
+		if (timed_out) {
 			why = PVPLE_WAKE_TIMEOUT;
 			break;
 		}
-		woken_early = true;
+		/*
+		 * 0: the timer fired.  The target's run may have woken us
+		 * before it, while we waited for a CPU (often the target's
+		 * own), so the count is looked at once more above: only a
+		 * park whose target did not run ends by the bound.
+		 */
+		timed_out = !schedule_hrtimeout_range(&deadline,
+						      10 * NSEC_PER_USEC,
+						      HRTIMER_MODE_ABS);
+		woken_early = !timed_out;
 	}
 	finish_swait(&tpv->waiters, &w);
 	atomic_dec(&tpv->parkers);	/* taken in pvple_park_begin() */

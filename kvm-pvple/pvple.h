@@ -465,7 +465,7 @@ enum pvple_park_start pvple_park_begin(struct pvple_vm *vm,
 				       struct pvple_vcpu *tpv);
 enum pvple_wake pvple_park(struct kvm_vcpu *me, struct pvple_vcpu *pv,
 			   struct kvm_vcpu *target, struct pvple_vcpu *tpv,
-			   unsigned long ticket, u64 *parked_ns);
+			   unsigned long ticket, u64 *start_ns, u64 *parked_ns);
 void pvple_vcpu_loaded(struct kvm_vcpu *vcpu);
 bool pvple_event(struct kvm_vcpu *me, bool irq_on);
 void pvple_park_shutdown(void);

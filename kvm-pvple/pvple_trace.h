@@ -187,24 +187,32 @@ TRACE_EVENT(kvm_pvple_yield,
 		      __entry->vcpu_id, __entry->target_id, __entry->ret)
 );
 
+/*
+ * A park has ended.  The event is written after the park, perhaps after a
+ * preemption; start_ns is when the park began, by ktime_get(), which is the
+ * trace clock "mono": with that clock it lines up with the trace's own
+ * timestamps (sched_switch, for one).
+ */
 TRACE_EVENT(kvm_pvple_wake,
 	    TP_PROTO(struct kvm *kvm, int vcpu_id, int target_id, int why,
-		     u64 parked_ns),
-	    TP_ARGS(kvm, vcpu_id, target_id, why, parked_ns),
+		     u64 parked_ns, u64 start_ns),
+	    TP_ARGS(kvm, vcpu_id, target_id, why, parked_ns, start_ns),
 	    TP_STRUCT__entry(__field(pid_t, pid)
 			     __field(int, vcpu_id)
 			     __field(int, target_id)
 			     __field(int, why)
-			     __field(u64, parked_ns)),
+			     __field(u64, parked_ns)
+			     __field(u64, start_ns)),
 	    TP_fast_assign(__entry->pid = kvm->userspace_pid;
 			   __entry->vcpu_id = vcpu_id;
 			   __entry->target_id = target_id;
 			   __entry->why = why;
-			   __entry->parked_ns = parked_ns),
-	    TP_printk("kvm %d vcpu %d target %d why %s parked_ns %llu",
+			   __entry->parked_ns = parked_ns;
+			   __entry->start_ns = start_ns),
+	    TP_printk("kvm %d vcpu %d target %d why %s parked_ns %llu start_ns %llu",
 		      __entry->pid, __entry->vcpu_id, __entry->target_id,
 		      pvple_show_wake(__entry->why),
-		      __entry->parked_ns)
+		      __entry->parked_ns, __entry->start_ns)
 );
 
 TRACE_EVENT(kvm_pvple_hypercall,

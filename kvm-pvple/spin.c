@@ -263,7 +263,7 @@ static long pvple_spin(struct kvm_vcpu *me, bool from_hc,
 		break;
 	case PVPLE_ACT_PARK:
 		o.why = pvple_park(me, pv, target, c->pv[0], ticket,
-				   &o.parked_ns);
+				   &o.park_start_ns, &o.parked_ns);
 		ret = pvple_wake_result[o.why];
 		break;
 	case PVPLE_ACT_YIELD:	/* not after a failed yield */

@@ -456,20 +456,35 @@ void pvple_trace_runs_begin(const pid_t *tid, int n)
 		 tracefs());
 	write_file(path, filter);
 	pvple_trace_event("sched/sched_switch", true);
+	/* ktime_get()'s clock: a park's start_ns is on it (pvple_trace.h). */
+	snprintf(path, sizeof(path), "%s/trace_clock", tracefs());
+	write_file(path, "mono");
 	pvple_trace_begin();
 	snprintf(path, sizeof(path), "%s/trace_marker", tracefs());
 	write_file(path, "pvple-runs-begin");
 }
 
-int pvple_trace_runs_end(const pid_t *tid, int n, u64 bound_ns,
+void pvple_trace_runs_stop(void)
+{
+	char path[160];
+
+	snprintf(path, sizeof(path), "%s/trace_marker", tracefs());
+	write_file(path, "pvple-runs-stop");
+}
+
+int pvple_trace_runs_end(const pid_t *tid, int n, u64 bound_ns, u64 late_ns,
 			 int *timeouts, u64 *longest_ns)
 {
-	/* Against a switch-in just as the timer fired, on an emulator. */
+	/*
+	 * A switch-in is traced before KVM's load counts it (sched_switch,
+	 * then finish_task_switch()'s notifiers), and the timer has 10 us
+	 * of slack: a margin for both, on an emulator.
+	 */
 	const u64 tie_ns = 2 * 1000 * 1000ULL;
 	int i, v, nruns = 0, cap = 0, bad = 0;
 	struct { int vcpu; u64 ns; } *runs = NULL;
 	char line[512], why[16], *p;
-	u64 begin = 0, ns, end;
+	u64 begin = 0, stop = ~0ULL, ns, margin;
 	struct pvple_event ev;
 	bool lost = false;
 	FILE *f;
@@ -492,6 +507,11 @@ int pvple_trace_runs_end(const pid_t *tid, int n, u64 bound_ns,
 			begin = trace_line_ns(line, p);
 			continue;
 		}
+		p = strstr(line, " tracing_mark_write: pvple-runs-stop");
+		if (p) {
+			stop = trace_line_ns(line, p);
+			continue;
+		}
 		p = strstr(line, " sched_switch: ");
 		if (p && strstr(p, " next_pid=")) {
 			pid_t next = atoi(strstr(p, " next_pid=") + 10);
@@ -510,27 +530,42 @@ int pvple_trace_runs_end(const pid_t *tid, int n, u64 bound_ns,
 			continue;
 		}
 		p = strstr(line, " kvm_pvple_wake: ");
-		if (!p || sscanf(p + 1, WAKE_FMT, &ev.vcpu, &ev.target, why,
-				 &ev.parked_ns) != 4 || strcmp(why, "timeout"))
+		/*
+		 * From when the park began, not from the event's own time:
+		 * the event is written after the park, and its writer may be
+		 * preempted before it, by the very vCPU it waited behind.
+		 */
+		if (!p || sscanf(p + 1, WAKE_FMT " start_ns %lu", &ev.vcpu,
+				 &ev.target, why, &ev.parked_ns, &ns) != 5)
 			continue;
-		end = trace_line_ns(line, p);
-		++*timeouts;
-		if (ev.parked_ns > *longest_ns)
-			*longest_ns = ev.parked_ns;
-		if (lost || !begin || end - ev.parked_ns < begin ||
+		if (!strcmp(why, "timeout")) {
+			++*timeouts;
+			if (ev.parked_ns > *longest_ns)
+				*longest_ns = ev.parked_ns;
+			margin = tie_ns;
+		} else if (late_ns && ev.parked_ns >= bound_ns) {
+			margin = late_ns;
+		} else {
+			continue;
+		}
+		/* Its target may have left KVM_RUN for good. */
+		if (ns > stop)
+			continue;
+		if (lost || !begin || ns < begin ||
 		    ev.target < 0 || ev.target >= n) {
 			bad++;
 			continue;
 		}
-		ns = end - ev.parked_ns;
 		for (i = 0; i < nruns; i++)
 			if (runs[i].vcpu == ev.target && runs[i].ns > ns &&
-			    runs[i].ns + tie_ns < ns + bound_ns)
+			    runs[i].ns + margin < ns + bound_ns)
 				break;
 		bad += i < nruns;
 	}
 	fclose(f);
 	free(runs);
+	snprintf(line, sizeof(line), "%s/trace_clock", tracefs());
+	write_file(line, "local");
 	return bad;
 }
 

@@ -122,15 +122,27 @@ int pvple_trace_end(struct pvple_event *ev, int max);
  * Lost wake-ups told apart from a stalled host.  A park ended by its bound
  * was a lost wake-up only if the vCPU it waited behind ran meanwhile.
  * pvple_trace_runs_begin() traces the module's wake-ups and every switch
- * into the threads of vCPUs 0 to @n - 1, @tid[i] being vCPU i's (each
- * target must share a CPU with the vCPUs parked behind it: one trace
- * clock); pvple_trace_runs_end() stops, and returns how many timeouts the
- * trace does not clear: ones in which the target ran, or that began
- * before tracing did.  @timeouts and @longest_ns get the number of
- * timeouts and the longest park among them.
+ * into the threads of vCPUs 0 to @n - 1, @tid[i] being vCPU i's, on the
+ * trace clock "mono", the clock of a park's start_ns.
+ *
+ * pvple_trace_runs_stop() marks the moment the test tells its vCPUs to
+ * finish: a vCPU that has left KVM_RUN is parked behind until its next
+ * KVM_RUN (policy.c), and at the end there is none, while its thread is
+ * still switched in to exit.  Parks that begin after the mark are not
+ * judged.
+ *
+ * pvple_trace_runs_end() stops, puts the clock back to "local", and
+ * returns how many parks the trace does not clear: ones that ended by
+ * the bound @bound_ns although the target ran, or that began before
+ * tracing did; with @late_ns, also ones that ended otherwise but lasted
+ * the bound, the target having run more than @late_ns before it (a
+ * wake-up lost, and the target's run seen only once the timer fired, as
+ * park.c does).  @timeouts and @longest_ns get the number of timeouts and
+ * the longest park among them.
  */
 void pvple_trace_runs_begin(const pid_t *tid, int n);
-int pvple_trace_runs_end(const pid_t *tid, int n, u64 bound_ns,
+void pvple_trace_runs_stop(void);
+int pvple_trace_runs_end(const pid_t *tid, int n, u64 bound_ns, u64 late_ns,
 			 int *timeouts, u64 *longest_ns);
 
 bool pvple_module_loaded(void);
