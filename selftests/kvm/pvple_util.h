@@ -126,10 +126,10 @@ int pvple_trace_end(struct pvple_event *ev, int max);
  * trace clock "mono", the clock of a park's start_ns.
  *
  * pvple_trace_runs_stop() marks the moment the test tells its vCPUs to
- * finish: a vCPU that has left KVM_RUN is parked behind until its next
- * KVM_RUN (policy.c), and at the end there is none, while its thread is
- * still switched in to exit.  Parks that begin after the mark are not
- * judged.
+ * finish: a vCPU that has left KVM_RUN is parked behind until it is
+ * loaded again, by its next KVM_RUN or a vCPU ioctl (policy.c), and at
+ * the end neither comes, while its thread is still switched in to exit.
+ * Parks that begin after the mark are not judged.
  *
  * pvple_trace_runs_end() stops, puts the clock back to "local", and
  * returns how many parks the trace does not clear: ones that ended by
