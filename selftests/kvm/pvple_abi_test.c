@@ -124,14 +124,6 @@ static void guest_plain_spin(u32 id)
 	GUEST_DONE();
 }
 
-static u64 clock_ns(clockid_t clock)
-{
-	struct timespec ts;
-
-	TEST_ASSERT(!clock_gettime(clock, &ts), "clock_gettime(%d)", clock);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 /*
  * VM B's share of host CPU 0 (CPU time of its vCPU thread, whose clock is
  * @b_clock, per second) while VM A runs @code beside it; *@rate: B's count
@@ -149,12 +141,12 @@ static double share_beside(struct __test_metadata *_metadata,
 	pvple_start_vcpus(t, 2);
 	sleep(1);
 	loops = GET(b, guest_loops[0]);
-	cpu = clock_ns(b_clock);
-	wall = clock_ns(CLOCK_MONOTONIC);
+	cpu = pvple_clock_ns(b_clock);
+	wall = pvple_clock_ns(CLOCK_MONOTONIC);
 	sleep(3);
 	loops = GET(b, guest_loops[0]) - loops;
-	cpu = clock_ns(b_clock) - cpu;
-	wall = clock_ns(CLOCK_MONOTONIC) - wall;
+	cpu = pvple_clock_ns(b_clock) - cpu;
+	wall = pvple_clock_ns(CLOCK_MONOTONIC) - wall;
 	SET(a, guest_stop, 1);
 	pvple_wait_vcpus(t, 2, TIMEOUT_S);
 	ASSERT_TRUE(pvple_vm_counts(a, c));

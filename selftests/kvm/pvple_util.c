@@ -148,11 +148,11 @@ u64 pvple_thread_nivcsw(void)
 	return ru.ru_nivcsw;
 }
 
-static u64 thread_cpu_ns(void)
+u64 pvple_clock_ns(clockid_t clock)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	TEST_ASSERT(!clock_gettime(clock, &ts), "clock_gettime(%d)", clock);
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
@@ -194,7 +194,7 @@ static void *vcpu_thread(void *arg)
 		case UCALL_SYNC:
 			break;
 		case UCALL_DONE:
-			t->cpu_ns = thread_cpu_ns();
+			t->cpu_ns = pvple_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 			__atomic_store_n(&t->done, 1, __ATOMIC_RELEASE);
 			return NULL;
 		case UCALL_ABORT:

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "kvm_util.h"
 
@@ -212,5 +213,11 @@ static inline void pvple_run_vcpus(struct pvple_vcpu_thread *t, int n,
 
 /* Involuntary context switches of the calling thread so far. */
 u64 pvple_thread_nivcsw(void);
+
+/*
+ * @clock's time in ns: CLOCK_MONOTONIC, or a thread's CPU time
+ * (CLOCK_THREAD_CPUTIME_ID, pthread_getcpuclockid()).
+ */
+u64 pvple_clock_ns(clockid_t clock);
 
 #endif
