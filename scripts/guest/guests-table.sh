@@ -231,6 +231,17 @@ $2 == "ta-win" {
 	next
 }
 $2 == "ta-end" { kvs(3); wend = kv["l1"] + 0; next }
+$2 == "tk-mem" {
+	kvs(3)
+	if (!((kv["when"], kv["g"]) in tkm)) tkw[++ntkw] = kv["when"] SUBSEP kv["g"]
+	if (kv["g"] == "l1")
+		tkm[kv["when"], kv["g"]] = sprintf("%.0f MB free, %.0f MB in huge pages",
+						   kv["free"] / 1024, kv["huge"] / 1024)
+	else
+		tkm[kv["when"], kv["g"]] = sprintf("%.0f of %.0f MB in huge pages",
+						   kv["huge"] / 1024, kv["rss"] / 1024)
+	next
+}
 $2 == "ta-cnt" {
 	kvs(3)
 	for (k in kv) if (k != "win") tcnt[kv["win"], k] = kv[k] + 0
@@ -528,6 +539,13 @@ END {
 		else if (nwin)
 			printf "tier %s co-runner beside B over beside A: not recorded\n", (tierk ? "K" : "A")
 		slice_summary()
+		# The QEMU of each guest in L1: its resident memory, and how much of
+		# it transparent huge pages back (tk-mem).
+		for (i = 1; i <= ntkw; i++) {
+			split(tkw[i], wg2, SUBSEP)
+			printf "tier K memory, %s, %s: %s\n", wg2[1],
+			       (wg2[2] == "l1" ? "L1" : "guest " wg2[2]), tkm[wg2[1], wg2[2]]
+		}
 	}
 }' "$in"
 

@@ -641,6 +641,23 @@ tier_a() {
 	check_guest tiera 1
 }
 
+# tk_mem WHEN: each lock guest's memory in L1, "# tk-mem": its QEMU's
+# resident set and how much of it is in transparent huge pages (L1's THP
+# is "always", Debian's default), and L1's free memory.  A guest whose
+# memory L1 maps with 4 KB pages makes the emulator walk more nested page
+# tables than one mapped with 2 MB pages: a candidate for tier K's
+# per-boot asymmetry between its two guests (Documentation/results.rst).
+tk_mem() {
+	for g in a b; do
+		eval "p=\$qpid_$g"
+		awk -v w="$1" -v g="$g" '/^Rss:/ { r = $2 } /^AnonHugePages:/ { h = $2 }
+			END { print "# tk-mem when=" w " g=" g " rss=" r + 0 " huge=" h + 0 }' \
+			"/proc/$p/smaps_rollup" 2>/dev/null
+	done
+	awk -v w="$1" '/^MemFree:/ { f = $2 } /^AnonHugePages:/ { h = $2 }
+		END { print "# tk-mem when=" w " g=l1 free=" f + 0 " huge=" h + 0 }' /proc/meminfo
+}
+
 # tier_k: two guest kernels in one boot, one stopped while the other runs,
 # in ABBA windows.
 tier_k() {
@@ -675,7 +692,9 @@ tier_k() {
 		ta_clocks a /tmp/gb-tierk-a.log b /tmp/gb-tierk-b.log
 		# The counters (ta-cnt) are guest B's, which is kvm-pvple's.
 		qpid=$qpid_b
+		tk_mem settled
 		ta_windows tk_run a b
+		tk_mem end
 	fi
 	kill -CONT "$qpid_a" "$qpid_b" 2>/dev/null
 	for g in a b; do

@@ -403,7 +403,10 @@ def gen(results, tiera, expect):
 def gen_k(path):
     t = ["# ta-setup win=4 guard=1 groups=5 settle=20 writers=8 param=kernel a=stock b=pvple",
          "# ta-clock g=a offset=1000.000 samples=20",
-         "# ta-clock g=b offset=1002.000 samples=20"]
+         "# ta-clock g=b offset=1002.000 samples=20",
+         "# tk-mem when=settled g=a rss=393216 huge=307200",
+         "# tk-mem when=settled g=b rss=393216 huge=102400",
+         "# tk-mem when=settled g=l1 free=204800 huge=409600"]
     off = {"a": 1000.0, "b": 1002.0}
     rate, gst, logs, i = {}, {}, [], 0
     for g in range(1, 6):
@@ -575,6 +578,10 @@ check "the check fails on tier K's rates interpolated across a stop" \
 mutant guests-table.sh 's/winrate_in(i, goff\["b"\]/winrate_in(i, goff["a"]/' "$tmp/tierak"
 check "the check fails on guest B read on guest A's clock" \
 	sh -c "! python3 '$tmp/gb.py' cmp tierk '$tmp/table.broken' '$tmp/expect'"
+check "tier K: each guest's memory in L1 and its huge pages, as recorded" \
+	sh -c "grep -qx 'tier K memory, settled, guest a: 300 of 384 MB in huge pages' '$tmp/tableK' &&
+	       grep -qx 'tier K memory, settled, guest b: 100 of 384 MB in huge pages' '$tmp/tableK' &&
+	       grep -qx 'tier K memory, settled, L1: 200 MB free, 400 MB in huge pages' '$tmp/tableK'"
 sed '/ta-setup/s/ param=/ wl=dbench n=4 param=/' "$tmp/tierak" >"$tmp/tierakd"
 "$top/scripts/guest/guests-table.sh" "$tmp/tierakd" >"$tmp/tableKD" 2>&1
 sed 's/^tier K dbench B\/A /tier K B\/A /' "$tmp/tableKD" >"$tmp/tableKD.as-lt"
