@@ -468,7 +468,9 @@ END {
 		if (taparam == "") taparam = "mode"
 		bm = "B (" bmode ")"; am = "A (" amode ")"
 		if (tawl == "") tawl = "locktorture"
-		taunit = tawl == "dbench" ? "load-file lines/s per client" : "acquisitions/s"
+		taunit = "acquisitions/s"
+		if (tawl == "dbench") taunit = "load-file lines/s per client"
+		if (tawl == "hackbench") taunit = "loops/s"
 		if (tierk) {
 			printf "tier K: guest kernel %s (B) against %s (A) in one boot, the other guest stopped, ABBA windows;\n",
 			       bmode, amode

@@ -31,7 +31,8 @@
 #
 # Tier A (GB_TIER=A): kvm-pvple's decisions alone, in one boot of the
 # guest-pvlock guest with the module loaded: locktorture (or, with
-# GB_TA_WL=dbench, dbench with GB_TA_CLIENTS clients) runs for the whole
+# GB_TA_WL=dbench, dbench with GB_TA_CLIENTS clients; with
+# GB_TA_WL=hackbench, hackbench runs one after another) runs for the whole
 # boot while kvm-pvple's mode= goes off, auto, auto, off (ABBA) in
 # windows of GB_WIN seconds, GB_TA_GROUPS times, after GB_TA_SETTLE
 # seconds.  The guest prints its cumulative acquisitions once a second
@@ -91,11 +92,13 @@
 #   report interval, s       GB_RUN_LIMIT (300 s a run)   GB_PERF (perf)
 #   tier A: GB_WIN (4 s)  GB_TA_GROUPS (40)  GB_TA_SETTLE (20 s)
 #   GB_TA_GUARD (1 s)  GB_TA_WRITERS (8)  GB_TA_PARAM (mode)  GB_TA_A (off)
-#   GB_TA_WL (locktorture; or dbench)  GB_TA_CLIENTS (4: dbench's)
+#   GB_TA_WL (locktorture; or dbench, hackbench)  GB_TA_CLIENTS (4:
+#   dbench's)  GB_TA_HB_GROUPS (3), GB_TA_HB_LOOPS (10): hackbench's
+#   groups, and its loops a run (a progress line each)
 #   GB_TA_B (auto)     GB_SLICE_US (1000): kvm-pvple's slice_ext_us= at load
 #   tier K: GB_TK_A (stock)  GB_TK_B (pvple), and tier A's GB_WIN,
 #   GB_TA_GROUPS, GB_TA_SETTLE, GB_TA_GUARD, GB_TA_WRITERS, GB_TA_WL,
-#   GB_TA_CLIENTS
+#   GB_TA_CLIENTS, GB_TA_HB_*
 #   (the emulated host runs 50-100 times slower than hardware)
 #   GB_SCHED_FEAT (none): L1 scheduler features, e.g. NO_PICK_BUDDY
 #   GB_DRY (empty): plan only
@@ -163,9 +166,11 @@ ta_writers=${GB_TA_WRITERS:-8}
 ta_wl=${GB_TA_WL:-locktorture}
 case $ta_wl in
 dbench) ta_n=${GB_TA_CLIENTS:-4} ;;
+hackbench) ta_n=${GB_TA_HB_GROUPS:-3} ;;
 locktorture) ta_n=$ta_writers ;;
-*) echo "Bail out! GB_TA_WL=$ta_wl: locktorture or dbench"; exit 1 ;;
+*) echo "Bail out! GB_TA_WL=$ta_wl: locktorture, dbench or hackbench"; exit 1 ;;
 esac
+ta_loops=${GB_TA_HB_LOOPS:-10}
 # The parameter switched, and its value in the A and the B windows:
 # mode=off against mode=auto (the product), or off for the A/A boot.
 ta_param=${GB_TA_PARAM:-mode}
@@ -551,7 +556,7 @@ ta_setup() {
 # alone.
 ta_guest() {
 	l2_start "$1" "$2" "$cpu" \
-		"l2.bench=1 bench.hb=0 bench.db=0 bench.lt=0 bench.settle=0 bench.warm=0 bench.ta=$secs:$ta_n bench.tw=$ta_wl" \
+		"l2.bench=1 bench.hb=0 bench.db=0 bench.lt=0 bench.settle=0 bench.warm=0 bench.ta=$secs:$ta_n bench.tw=$ta_wl bench.tl=$ta_loops" \
 		-smp "$vcpus" -name "$3,debug-threads=on"
 }
 

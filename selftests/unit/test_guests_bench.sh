@@ -223,9 +223,14 @@ check "tier K, GB_TA_WL=dbench: both guests run dbench with 4 clients, in 512M g
 	sh -c "[ \$(grep 'would run: .*qemu-system.*bench.ta=' '$tmp/planKD' |
 		    grep -cE -- '-m 512M .*bench.ta=[0-9]*:4 bench.tw=dbench( |\$)') = 2 ] &&
 	       grep -q '^# ta-setup .* wl=dbench n=4 ' '$tmp/planKD'"
+GB_DRY=1 GB_TIER=K GB_TA_WL=hackbench GB_TA_GROUPS=1 GB_CPUS=0,1 sh "$l1" >"$tmp/planKH" 2>&1
+check "tier K, GB_TA_WL=hackbench: both guests run hackbench, 3 groups, 10 loops a run" \
+	sh -c "[ \$(grep 'would run: .*qemu-system.*bench.ta=' '$tmp/planKH' |
+		    grep -cE -- '-m 384M .*bench.ta=[0-9]*:3 bench.tw=hackbench bench.tl=10( |\$)') = 2 ] &&
+	       grep -q '^# ta-setup .* wl=hackbench n=3 ' '$tmp/planKH'"
 check "GB_TA_WL names no workload: bail out, no guest" \
-	sh -c "! GB_DRY=1 GB_TIER=K GB_TA_WL=hackbench GB_CPUS=0,1 sh '$l1' >'$tmp/planKX' 2>&1 &&
-	       grep -q '^Bail out! GB_TA_WL=hackbench' '$tmp/planKX' && ! grep -q qemu-system '$tmp/planKX'"
+	sh -c "! GB_DRY=1 GB_TIER=K GB_TA_WL=fio GB_CPUS=0,1 sh '$l1' >'$tmp/planKX' 2>&1 &&
+	       grep -q '^Bail out! GB_TA_WL=fio' '$tmp/planKX' && ! grep -q qemu-system '$tmp/planKX'"
 
 # dbench's console into progress lines: warm-up and execute lines, each
 # stamped with the time read when it comes; every other line ignored;
@@ -589,6 +594,13 @@ check "tier K with dbench: the same ratio, labelled with the workload and its un
 	sh -c "python3 '$tmp/gb.py' cmp tierk '$tmp/tableKD.as-lt' '$tmp/expect' &&
 	       grep -q '^dbench: rates in load-file lines/s per client ' '$tmp/tableKD' &&
 	       grep -q '^tier K dbench B/A pvple/stock: ' '$tmp/tableKD'"
+sed '/ta-setup/s/ param=/ wl=hackbench n=3 param=/' "$tmp/tierak" >"$tmp/tierakh"
+"$top/scripts/guest/guests-table.sh" "$tmp/tierakh" >"$tmp/tableKH" 2>&1
+sed 's/^tier K hackbench B\/A /tier K B\/A /' "$tmp/tableKH" >"$tmp/tableKH.as-lt"
+check "tier K with hackbench: the same ratio, labelled with the workload and its unit" \
+	sh -c "python3 '$tmp/gb.py' cmp tierk '$tmp/tableKH.as-lt' '$tmp/expect' &&
+	       grep -q '^hackbench: rates in loops/s ' '$tmp/tableKH' &&
+	       grep -q '^tier K hackbench B/A pvple/stock: ' '$tmp/tableKH'"
 
 # Older results (round=, no setup line): read as blocks, the header parsed.
 {
