@@ -213,7 +213,7 @@ $2 ~ /^cfg=/ && $3 ~ /^(round|block)=/ {
 $2 == "ta-setup" {
 	kvs(3); guard = kv["guard"] + 0; bmode = ("b" in kv) ? kv["b"] : "auto"
 	amode = ("a" in kv) ? kv["a"] : "off"; taparam = ("param" in kv) ? kv["param"] : "mode"
-	tawl = kv["wl"]
+	tawl = kv["wl"]; tkfirst = kv["first"]
 	next
 }
 $2 == "ta-clock" {
@@ -474,6 +474,8 @@ END {
 		if (tierk) {
 			printf "tier K: guest kernel %s (B) against %s (A) in one boot, the other guest stopped, ABBA windows;\n",
 			       bmode, amode
+			if (tkfirst != "")
+				printf "guest %s started first\n", toupper(tkfirst)
 			printf "%s: rates in %s from the lines inside each window less its first %g s (clocks = L1 - %.3f / %.3f s)\n",
 			       tawl, taunit, guard, goff["a"], goff["b"]
 		} else {

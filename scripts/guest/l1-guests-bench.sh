@@ -96,7 +96,8 @@
 #   dbench's)  GB_TA_HB_GROUPS (3), GB_TA_HB_LOOPS (10): hackbench's
 #   groups, and its loops a run (a progress line each)
 #   GB_TA_B (auto)     GB_SLICE_US (1000): kvm-pvple's slice_ext_us= at load
-#   tier K: GB_TK_A (stock)  GB_TK_B (pvple), and tier A's GB_WIN,
+#   tier K: GB_TK_A (stock)  GB_TK_B (pvple)  GB_TK_FIRST (a: the guest
+#   whose QEMU starts first), and tier A's GB_WIN,
 #   GB_TA_GROUPS, GB_TA_SETTLE, GB_TA_GUARD, GB_TA_WRITERS, GB_TA_WL,
 #   GB_TA_CLIENTS, GB_TA_HB_*
 #   (the emulated host runs 50-100 times slower than hardware)
@@ -179,6 +180,7 @@ ta_b=${GB_TA_B:-auto}
 slice_us=${GB_SLICE_US:-1000}
 tk_a=${GB_TK_A:-stock}
 tk_b=${GB_TK_B:-pvple}
+tk_first=${GB_TK_FIRST:-a}
 ko=${PVPLE_KO:-/pvple/ko/kvm-pvple.ko}
 dry=${GB_DRY:-}
 L2_DRY=$dry
@@ -546,7 +548,7 @@ ta_hogs() {
 # 30 s ($secs), then each guest reports and ends.
 ta_setup() {
 	secs=$((ta_settle + 4 * ta_groups * win + 30))
-	echo "# ta-setup win=$win guard=$ta_guard groups=$ta_groups settle=$ta_settle writers=$ta_writers wl=$ta_wl n=$ta_n param=$1 a=$2 b=$3"
+	echo "# ta-setup win=$win guard=$ta_guard groups=$ta_groups settle=$ta_settle writers=$ta_writers wl=$ta_wl n=$ta_n param=$1 a=$2 b=$3${tknote:-}"
 	do_ kill -CONT "$corunner"
 	module on
 	do_ sh -c "echo auto >$modeparam"
@@ -667,6 +669,7 @@ tk_mem() {
 # in ABBA windows.
 tier_k() {
 	name=tierk
+	tknote=" first=$tk_first"
 	ta_setup kernel "$tk_a" "$tk_b"
 	# Each guest's workload counts from its own start, and the windows
 	# start after both (the first run ended inside its last group).
@@ -675,7 +678,11 @@ tier_k() {
 	# half its memory) want more than locktorture.
 	L2_MEM=384M
 	[ "$ta_wl" != dbench ] || L2_MEM=512M
-	for g in a b; do
+	# GB_TK_FIRST=b starts guest B's QEMU first: whether the guest
+	# started first has an advantage (tier K's A/A boots, results.rst).
+	order="a b"
+	[ "$tk_first" != b ] || order="b a"
+	for g in $order; do
 		eval "k=\$tk_$g"
 		log=/tmp/gb-tierk-$g.log
 		ta_guest "$log" "bzImage-$k" "lock-$g"

@@ -212,6 +212,11 @@ check "tier K: a stock and a pvple lock guest, both pinned, after kvm-pvple is l
 	       sed -n '/would run: insmod/,\$p' '$tmp/planK' | grep -q 'qemu-system.*bench.ta='"
 check "tier K: guests a, b, b, a, group after group" \
 	[ "$(sed -n 's/^# would run guest \([ab]\) alone.*/\1/p' "$tmp/planK" | tr -d '\n')" = abbaabba ]
+GB_DRY=1 GB_TIER=K GB_TK_FIRST=b GB_TA_GROUPS=1 GB_CPUS=0,1 sh "$l1" >"$tmp/planKF" 2>&1
+check "tier K, GB_TK_FIRST=b: guest B's QEMU started first, and the setup line says so" \
+	sh -c "grep 'would run: .*qemu-system.*bench.ta=' '$tmp/planKF' | head -n 1 | grep -q 'lock-b.*bzImage-pvple' &&
+	       grep 'would run: .*qemu-system.*bench.ta=' '$tmp/planKF' | tail -n 1 | grep -q 'lock-a.*bzImage-stock' &&
+	       grep -q '^# ta-setup .* first=b\$' '$tmp/planKF' && grep -q '^# ta-setup .* first=a\$' '$tmp/planK'"
 GB_DRY=1 GB_TIER=K GB_TK_B=stock GB_TA_GROUPS=1 GB_CPUS=0,1 sh "$l1" >"$tmp/planKK" 2>&1
 check "tier K, GB_TK_B=stock: the A/A boot, two stock guests" \
 	[ "$(grep -c 'would run: .*qemu-system.*bzImage-stock.*bench.ta=' "$tmp/planKK")" = 2 ]
@@ -583,6 +588,10 @@ check "the check fails on tier K's rates interpolated across a stop" \
 mutant guests-table.sh 's/winrate_in(i, goff\["b"\]/winrate_in(i, goff["a"]/' "$tmp/tierak"
 check "the check fails on guest B read on guest A's clock" \
 	sh -c "! python3 '$tmp/gb.py' cmp tierk '$tmp/table.broken' '$tmp/expect'"
+sed '/ta-setup/s/$/ first=b/' "$tmp/tierak" >"$tmp/tierakf"
+"$top/scripts/guest/guests-table.sh" "$tmp/tierakf" >"$tmp/tableKF" 2>&1
+check "tier K: the table says which guest started first" \
+	sh -c "grep -qx 'guest B started first' '$tmp/tableKF' && ! grep -q 'started first' '$tmp/tableK'"
 check "tier K: each guest's memory in L1 and its huge pages, as recorded" \
 	sh -c "grep -qx 'tier K memory, settled, guest a: 300 of 384 MB in huge pages' '$tmp/tableK' &&
 	       grep -qx 'tier K memory, settled, guest b: 100 of 384 MB in huge pages' '$tmp/tableK' &&
