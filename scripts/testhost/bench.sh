@@ -76,12 +76,16 @@ bench_guests() {
 	for var in ${!GB_*}; do
 		gb+=("$var=$(echo ${!var} | tr ' ' ,)")
 	done
+	# The plan's defaults: 40 groups of 4 s, hackbench 20 of 12 s.
+	local groups=40 win=4
+	[ "${GB_TA_WL:-}" != hackbench ] || groups=20 win=12
+	groups=${GB_TA_GROUPS:-$groups} win=${GB_WIN:-$win}
 	if [ "${GB_TIER:-B}" = A ]; then
-		log "Linux-guest benchmark, tier A: ${GB_TA_GROUPS:-40} ABBA groups of" \
-		    "${GB_WIN:-4} s windows, kvm-pvple ${GB_TA_PARAM:-mode}=${GB_TA_B:-auto} against ${GB_TA_A:-off}"
+		log "Linux-guest benchmark, tier A, ${GB_TA_WL:-locktorture}: $groups ABBA groups of" \
+		    "$win s windows, kvm-pvple ${GB_TA_PARAM:-mode}=${GB_TA_B:-auto} against ${GB_TA_A:-off}"
 	elif [ "${GB_TIER:-B}" = K ]; then
-		log "Linux-guest benchmark, tier K: ${GB_TA_GROUPS:-40} ABBA groups of" \
-		    "${GB_WIN:-4} s windows, guest ${GB_TK_B:-pvple} against ${GB_TK_A:-stock} in one boot"
+		log "Linux-guest benchmark, tier K, ${GB_TA_WL:-locktorture}: $groups ABBA groups of" \
+		    "$win s windows, guest ${GB_TK_B:-pvple} against ${GB_TK_A:-stock} in one boot"
 	else
 		log "Linux-guest benchmark: ${GB_BLOCKS:-one Williams design of} blocks of" \
 		    "${GB_CONFIGS:-anchor anchor2 pvple series under underpv}"
