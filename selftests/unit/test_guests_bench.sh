@@ -596,20 +596,17 @@ check "tier K: each guest's memory in L1 and its huge pages, as recorded" \
 	sh -c "grep -qx 'tier K memory, settled, guest a: 300 of 384 MB in huge pages' '$tmp/tableK' &&
 	       grep -qx 'tier K memory, settled, guest b: 100 of 384 MB in huge pages' '$tmp/tableK' &&
 	       grep -qx 'tier K memory, settled, L1: 200 MB free, 400 MB in huge pages' '$tmp/tableK'"
-sed '/ta-setup/s/ param=/ wl=dbench n=4 param=/' "$tmp/tierak" >"$tmp/tierakd"
-"$top/scripts/guest/guests-table.sh" "$tmp/tierakd" >"$tmp/tableKD" 2>&1
-sed 's/^tier K dbench B\/A /tier K B\/A /' "$tmp/tableKD" >"$tmp/tableKD.as-lt"
-check "tier K with dbench: the same ratio, labelled with the workload and its unit" \
-	sh -c "python3 '$tmp/gb.py' cmp tierk '$tmp/tableKD.as-lt' '$tmp/expect' &&
-	       grep -q '^dbench: rates in load-file lines/s per client ' '$tmp/tableKD' &&
-	       grep -q '^tier K dbench B/A pvple/stock: ' '$tmp/tableKD'"
-sed '/ta-setup/s/ param=/ wl=hackbench n=3 param=/' "$tmp/tierak" >"$tmp/tierakh"
-"$top/scripts/guest/guests-table.sh" "$tmp/tierakh" >"$tmp/tableKH" 2>&1
-sed 's/^tier K hackbench B\/A /tier K B\/A /' "$tmp/tableKH" >"$tmp/tableKH.as-lt"
-check "tier K with hackbench: the same ratio, labelled with the workload and its unit" \
-	sh -c "python3 '$tmp/gb.py' cmp tierk '$tmp/tableKH.as-lt' '$tmp/expect' &&
-	       grep -q '^hackbench: rates in loops/s ' '$tmp/tableKH' &&
-	       grep -q '^tier K hackbench B/A pvple/stock: ' '$tmp/tableKH'"
+# Tier K with another workload: the same ratio, its label and its unit.
+for wu in "dbench:4:load-file lines/s per client" "hackbench:3:loops/s"; do
+	wl=${wu%%:*} wn=${wu#*:} unit=${wn#*:} wn=${wn%%:*}
+	sed "/ta-setup/s/ param=/ wl=$wl n=$wn param=/" "$tmp/tierak" >"$tmp/tierak-$wl"
+	"$top/scripts/guest/guests-table.sh" "$tmp/tierak-$wl" >"$tmp/tableK-$wl" 2>&1
+	sed "s/^tier K $wl B\/A /tier K B\/A /" "$tmp/tableK-$wl" >"$tmp/tableK-$wl.as-lt"
+	check "tier K with $wl: the same ratio, labelled with the workload and its unit" \
+		sh -c "python3 '$tmp/gb.py' cmp tierk '$tmp/tableK-$wl.as-lt' '$tmp/expect' &&
+		       grep -q '^$wl: rates in $unit ' '$tmp/tableK-$wl' &&
+		       grep -q '^tier K $wl B/A pvple/stock: ' '$tmp/tableK-$wl'"
+done
 
 # Older results (round=, no setup line): read as blocks, the header parsed.
 {
