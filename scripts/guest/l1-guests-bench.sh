@@ -169,10 +169,11 @@ ta_wl=${GB_TA_WL:-locktorture}
 case $ta_wl in
 dbench) ta_n=${GB_TA_CLIENTS:-4} ;;
 hackbench)
-	# A run of 3 groups and 10 loops takes 2.4-4.5 s in the test host
-	# (2026-12-03), most of it forking and reaping 120 tasks: windows of
-	# 12 s hold three runs or more after the guard, and 20 groups keep
-	# the boot as long as locktorture's 40 of 4 s.
+	# A run of 3 groups and 10 loops takes 1.1-3.6 s in the test
+	# host's windows (median 1.7-1.9 s, 2026-12-03), much of it forking
+	# and reaping 120 tasks: windows of 12 s hold three runs or more
+	# after the guard; 20 groups of them are 16 minutes of windows,
+	# locktorture's 40 of 4 s are 11.
 	ta_n=${GB_TA_HB_GROUPS:-3}
 	win=${GB_WIN:-12}
 	ta_groups=${GB_TA_GROUPS:-20}
@@ -190,6 +191,10 @@ slice_us=${GB_SLICE_US:-1000}
 tk_a=${GB_TK_A:-stock}
 tk_b=${GB_TK_B:-pvple}
 tk_first=${GB_TK_FIRST:-a}
+case $tk_first in
+a | b) ;;
+*) echo "Bail out! GB_TK_FIRST=$tk_first: a or b"; exit 1 ;;
+esac
 ko=${PVPLE_KO:-/pvple/ko/kvm-pvple.ko}
 dry=${GB_DRY:-}
 L2_DRY=$dry
@@ -689,9 +694,9 @@ tier_k() {
 	[ "$ta_wl" != dbench ] || L2_MEM=512M
 	# GB_TK_FIRST=b starts guest B's QEMU first: whether the guest
 	# started first has an advantage (tier K's A/A boots, results.rst).
-	order="a b"
-	[ "$tk_first" != b ] || order="b a"
-	for g in $order; do
+	tk_order="a b"
+	[ "$tk_first" != b ] || tk_order="b a"
+	for g in $tk_order; do
 		eval "k=\$tk_$g"
 		log=/tmp/gb-tierk-$g.log
 		ta_guest "$log" "bzImage-$k" "lock-$g"

@@ -217,6 +217,9 @@ check "tier K, GB_TK_FIRST=b: guest B's QEMU started first, and the setup line s
 	sh -c "grep 'would run: .*qemu-system.*bench.ta=' '$tmp/planKF' | head -n 1 | grep -q 'lock-b.*bzImage-pvple' &&
 	       grep 'would run: .*qemu-system.*bench.ta=' '$tmp/planKF' | tail -n 1 | grep -q 'lock-a.*bzImage-stock' &&
 	       grep -q '^# ta-setup .* first=b\$' '$tmp/planKF' && grep -q '^# ta-setup .* first=a\$' '$tmp/planK'"
+check "GB_TK_FIRST names neither guest: bail out, no guest" \
+	sh -c "! GB_DRY=1 GB_TIER=K GB_TK_FIRST=c GB_CPUS=0,1 sh '$l1' >'$tmp/planKC' 2>&1 &&
+	       grep -q '^Bail out! GB_TK_FIRST=c' '$tmp/planKC' && ! grep -q qemu-system '$tmp/planKC'"
 GB_DRY=1 GB_TIER=K GB_TK_B=stock GB_TA_GROUPS=1 GB_CPUS=0,1 sh "$l1" >"$tmp/planKK" 2>&1
 check "tier K, GB_TK_B=stock: the A/A boot, two stock guests" \
 	[ "$(grep -c 'would run: .*qemu-system.*bzImage-stock.*bench.ta=' "$tmp/planKK")" = 2 ]
