@@ -689,11 +689,13 @@ tier_k() {
 	# A tier K guest stays stopped (SIGSTOP, so its kvm-clock runs on
 	# and QEMU never tells it it was paused) for two windows and more:
 	# the guest's soft-lockup detector, at 2 x watchdog_thresh (20 s by
-	# default), then reports every CPU stuck, which fails the run (12 s
-	# hackbench windows, 2026-12-03).  Its threshold goes up to 2 x the
-	# window where that is needed; 4 s windows keep the default.
+	# default), then reports every CPU stuck, and RCU's stall detector
+	# (21 s) a stall, which fails the run (12 s hackbench windows,
+	# 2026-12-03).  Both bounds go up to 4 x the window where that is
+	# needed; 4 s windows keep the defaults.
 	tk_wd=
-	[ $((4 * win)) -lt 20 ] || tk_wd=" watchdog_thresh=$((2 * win))"
+	[ $((4 * win)) -lt 20 ] ||
+		tk_wd=" watchdog_thresh=$((2 * win)) rcupdate.rcu_cpu_stall_timeout=$((4 * win))"
 	ta_setup kernel "$tk_a" "$tk_b"
 	# Each guest's workload counts from its own start, and the windows
 	# start after both (the first run ended inside its last group).
