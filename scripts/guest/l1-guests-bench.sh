@@ -191,12 +191,13 @@ slice_us=${GB_SLICE_US:-1000}
 tk_a=${GB_TK_A:-stock}
 tk_b=${GB_TK_B:-pvple}
 tk_first=${GB_TK_FIRST:-a}
-# tier_k: watchdog_thresh= for its guests, where its windows need it.
-tk_wd=
 case $tk_first in
 a | b) ;;
 *) echo "Bail out! GB_TK_FIRST=$tk_first: a or b"; exit 1 ;;
 esac
+# The lockup and stall bounds of tier K's guests, where its windows need
+# them (tier_k); none in tier A.
+tk_wd=
 ko=${PVPLE_KO:-/pvple/ko/kvm-pvple.ko}
 dry=${GB_DRY:-}
 L2_DRY=$dry
@@ -693,7 +694,6 @@ tier_k() {
 	# (21 s) a stall, which fails the run (12 s hackbench windows,
 	# 2026-12-03).  Both bounds go up to 4 x the window where that is
 	# needed; 4 s windows keep the defaults.
-	tk_wd=
 	[ $((4 * win)) -lt 20 ] ||
 		tk_wd=" watchdog_thresh=$((2 * win)) rcupdate.rcu_cpu_stall_timeout=$((4 * win))"
 	ta_setup kernel "$tk_a" "$tk_b"
