@@ -43,6 +43,20 @@ function gb_ci(x, n,    i, s, d) {
 	return n
 }
 
+# gb_var(X, N): the sample variance of X[1..N] (N - 1 in the
+# denominator), 0 when N < 2.
+function gb_var(x, n,    i, m, s, d) {
+	if (n < 2)
+		return 0
+	for (i = 1; i <= n; i++)
+		m += x[i] / n
+	for (i = 1; i <= n; i++) {
+		d = x[i] - m
+		s += d * d
+	}
+	return s / (n - 1)
+}
+
 # gb_fmt(M, H): "G [LO, HI]" from a mean and half-width of logs.
 function gb_fmt(m, h) {
 	if (h < 0)

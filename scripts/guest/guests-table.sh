@@ -109,10 +109,19 @@ function interp_in(t, n, u, w,    lo, hi, mid) {
 function interp(t) {
 	return interp_in(t, np, pu, pw)
 }
+# wendof(I): where window I ends on L1'"'"'s clock: at the next window, or
+# at a ta-end (the last window of a tier K placement, or of the run).
+function wendof(i) {
+	return (i in wstop) ? wstop[i] : (i < nwin ? wt[i + 1] : wend)
+}
+# wnext(I): the key of the snapshot (ta-cnt, CPU time) at window I'"'"'s end.
+function wnext(i) {
+	return (i in wstop || i == nwin) ? "x" i : i + 1
+}
 # winrate(I, OFF, N, U, W): window I'"'"'s rate less its guard, on a clock
 # OFF behind L1'"'"'s; -1 without data.
 function winrate(i, off, n, u, w,    t1, gs, ge, a0, a1) {
-	t1 = i < nwin ? wt[i + 1] : wend
+	t1 = wendof(i)
 	gs = wt[i] - off + guard; ge = t1 - off
 	a0 = interp_in(gs, n, u, w); a1 = interp_in(ge, n, u, w)
 	return (ge > gs && a0 >= 0 && a1 >= 0) ? (a1 - a0) / (ge - gs) : -1
@@ -123,7 +132,7 @@ function winrate(i, off, n, u, w,    t1, gs, ge, a0, a1) {
 # slope between the first and the last, at least a second apart; -1
 # without.
 function winrate_in(i, off, n, u, w,    t1, gs, ge, j, f, l) {
-	t1 = i < nwin ? wt[i + 1] : wend
+	t1 = wendof(i)
 	gs = wt[i] - off + guard; ge = t1 - off
 	f = l = 0
 	for (j = 1; j <= n; j++)
@@ -139,11 +148,11 @@ function winrate_in(i, off, n, u, w,    t1, gs, ge, j, f, l) {
 function slice_summary(    i, j, k, nx, arm, d, t, tt, sum, n, names, fa, fb) {
 	n = split("requests in_cs granted still_in_cs waiting desched_cs ple_exits held_spin yield_ok yield_reached yield_missed", names, " ")
 	for (i = 1; i <= nwin; i++) {
-		nx = i < nwin ? i + 1 : "end"
+		nx = wnext(i)
 		if (!((i, "desched_cs") in tcnt) || !((nx, "desched_cs") in tcnt))
 			continue
 		arm = ((i - 1) % 4 == 0 || (i - 1) % 4 == 3) ? "A" : "B"
-		t = (i < nwin ? wt[i + 1] : wend) - wt[i]
+		t = wendof(i) - wt[i]
 		if (t <= 0)
 			continue
 		tt[arm] += t
@@ -175,6 +184,58 @@ function slice_summary(    i, j, k, nx, arm, d, t, tt, sum, n, names, fa, fb) {
 		       (t > 0 ? sprintf("%d of %d (%.1f %%)", sum[k, "yield_reached"], t,
 					100 * sum[k, "yield_reached"] / t) : "none")
 	}
+}
+# places(X, XP, K, PM, PN, PV): the mean of the group logs X[1..K] of
+# each placement (XP: the group'"'"'s) in PM[p], their number in PN[p], and
+# the variance of that mean from its own groups in PV[p] (0 for one).
+function places(x, xp, k, pm, pn, pv,    j, p, d, ss) {
+	for (p = 1; p <= nplace; p++) { pm[p] = 0; pn[p] = 0; pv[p] = 0 }
+	for (j = 1; j <= k; j++) { pm[xp[j]] += x[j]; pn[xp[j]]++ }
+	for (p = 1; p <= nplace; p++)
+		if (pn[p]) pm[p] /= pn[p]
+	for (p = 1; p <= nplace; p++) {
+		ss = 0
+		for (j = 1; j <= k; j++)
+			if (xp[j] == p) { d = x[j] - pm[p]; ss += d * d }
+		if (pn[p] > 1) pv[p] = ss / (pn[p] - 1) / pn[p]
+	}
+}
+# cpu_summary(): what each window cost in L1'"'"'s CPU time (ta-win'"'"'s
+# cpu_* fields, USER_HZ ticks of the QEMU processes): the running lock
+# guest'"'"'s and the co-runner'"'"'s CPUs, and their work per CPU second, in
+# the same ABBA groups.  A guest ahead because it got more CPU differs
+# from one whose work ran faster on the same CPU (the emulator'"'"'s speed).
+function cpu_summary(    i, j, g, nx, dt, n1, n2, n3, n4, ca, cb, ha, hb, na, nb, lc, hc, le, he, y1, y2, y3, y4) {
+	for (i = 1; i <= nwin; i++) {
+		lc[i] = hc[i] = le[i] = he[i] = -1
+		g = tierk ? "cpu_" wgst[i] : "cpu_l"
+		nx = wnext(i)
+		dt = wendof(i) - wt[i]
+		if (dt <= 0 || !((i, g) in wcpu) || !((nx, g) in wcpu))
+			continue
+		lc[i] = (wcpu[nx, g] - wcpu[i, g]) / 100 / dt
+		hc[i] = (wcpu[nx, "cpu_co"] - wcpu[i, "cpu_co"]) / 100 / dt
+		if (lc[i] > 0 && rate[i] > 0) le[i] = rate[i] / lc[i]
+		if (hc[i] > 0 && hrate[i] > 0) he[i] = hrate[i] / hc[i]
+		if ((i - 1) % 4 == 0 || (i - 1) % 4 == 3) { ca += lc[i]; ha += hc[i]; na++ }
+		else { cb += lc[i]; hb += hc[i]; nb++ }
+	}
+	if (!na || !nb)
+		return
+	n1 = n2 = n3 = n4 = 0
+	for (j = 1; j <= ng; j++) {
+		i = gi[j]
+		if (lc[i] > 0 && lc[i + 1] > 0 && lc[i + 2] > 0 && lc[i + 3] > 0) y1[++n1] = abba(lc, i)
+		if (le[i] > 0 && le[i + 1] > 0 && le[i + 2] > 0 && le[i + 3] > 0) y2[++n2] = abba(le, i)
+		if (hc[i] > 0 && hc[i + 1] > 0 && hc[i + 2] > 0 && hc[i + 3] > 0) y3[++n3] = abba(hc, i)
+		if (he[i] > 0 && he[i + 1] > 0 && he[i + 2] > 0 && he[i + 3] > 0) y4[++n4] = abba(he, i)
+	}
+	printf "L1 CPUs used, A / B windows: lock guest %.2f / %.2f, co-runner %.2f / %.2f (of %d)\n",
+	       ca / na, cb / nb, ha / na, hb / nb, C
+	gb_ci(y1, n1); printf "  lock guest B/A: CPU time %s", (n1 ? gb_fmt(gb_m, gb_h) : "-")
+	gb_ci(y2, n2); printf ", work per CPU second %s\n", (n2 ? gb_fmt(gb_m, gb_h) : "-")
+	gb_ci(y3, n3); printf "  co-runner B/A:  CPU time %s", (n3 ? gb_fmt(gb_m, gb_h) : "-")
+	gb_ci(y4, n4); printf ", work per CPU second %s\n", (n4 ? gb_fmt(gb_m, gb_h) : "-")
 }
 # abba(R, I): the ABBA group at window I as a log ratio, B over A.
 function abba(r, i) {
@@ -221,16 +282,31 @@ $2 == "ta-clock" {
 	if ("g" in kv) goff[kv["g"]] = kv["offset"] + 0; else offset = kv["offset"] + 0
 	next
 }
-$2 == "ta-hogclock" { kvs(3); hoffset = kv["offset"] + 0; hogclock = 1; next }
+# The co-runner runs through all of tier K'"'"'s placements: the least of
+# its offsets, each the least of its samples.
+$2 == "ta-hogclock" {
+	kvs(3)
+	if (!hogclock || kv["offset"] + 0 < hoffset) hoffset = kv["offset"] + 0
+	hogclock = 1
+	next
+}
 $2 == "ta-hog" { kvs(3); nh++; hu[nh] = kv["up"] + 0; hw[nh] = kv["total"] + 0; next }
 $2 == "ta-win" {
 	kvs(3)
 	nwin++; wt[nwin] = kv["l1"] + 0; wm[nwin] = kv["mode"]; wg[nwin] = kv["group"]
 	wgst[nwin] = ("guest" in kv) ? kv["guest"] : ""
 	if (wgst[nwin] != "") tierk = 1
+	wpl[nwin] = ("place" in kv) ? kv["place"] + 0 : 1
+	if (wpl[nwin] > nplace) nplace = wpl[nwin]
+	for (k in kv) if (k ~ /^cpu_/) wcpu[nwin, k] = kv[k] + 0
 	next
 }
-$2 == "ta-end" { kvs(3); wend = kv["l1"] + 0; next }
+$2 == "ta-end" {
+	kvs(3); wend = kv["l1"] + 0; wstop[nwin] = wend
+	for (k in kv) if (k ~ /^cpu_/) wcpu["x" nwin, k] = kv[k] + 0
+	next
+}
+$2 == "tk-place" { kvs(3); pfirst[kv["place"] + 0] = kv["first"]; next }
 $2 == "tk-mem" {
 	kvs(3)
 	if (!((kv["when"], kv["g"]) in tkm)) tkw[++ntkw] = kv["when"] SUBSEP kv["g"]
@@ -244,13 +320,17 @@ $2 == "tk-mem" {
 }
 $2 == "ta-cnt" {
 	kvs(3)
+	# "end": the last window'"'"'s end, in the same keys as wnext().
+	if (kv["win"] == "end") kv["win"] = "x" nwin
 	for (k in kv) if (k != "win") tcnt[kv["win"], k] = kv[k] + 0
 	next
 }
 $2 == "ta-progress" {
 	kvs(3)
-	if (kv["g"] == "a") { npa++; pua[npa] = kv["up"] + 0; pwa[npa] = kv["writes"] + 0 }
-	else if (kv["g"] == "b") { npb++; pub[npb] = kv["up"] + 0; pwb[npb] = kv["writes"] + 0 }
+	# Tier K: on L1'"'"'s clock at once, with this placement'"'"'s offset (its
+	# ta-clock came before its windows, these lines after them).
+	if (kv["g"] == "a") { npa++; pua[npa] = kv["up"] + goff["a"]; pwa[npa] = kv["writes"] + 0 }
+	else if (kv["g"] == "b") { npb++; pub[npb] = kv["up"] + goff["b"]; pwb[npb] = kv["writes"] + 0 }
 	else { np++; pu[np] = kv["up"] + 0; pw[np] = kv["writes"] + 0 }
 	next
 }
@@ -474,10 +554,12 @@ END {
 		if (tierk) {
 			printf "tier K: guest kernel %s (B) against %s (A) in one boot, the other guest stopped, ABBA windows;\n",
 			       bmode, amode
-			if (tkfirst != "")
+			if (tkfirst != "" && nplace <= 1)
 				printf "guest %s started first\n", toupper(tkfirst)
-			printf "%s: rates in %s from the lines inside each window less its first %g s (clocks = L1 - %.3f / %.3f s)\n",
-			       tawl, taunit, guard, goff["a"], goff["b"]
+			if (nplace > 1)
+				printf "%d placements, the guests booted afresh for each (group p.g: placement p)\n", nplace
+			printf "%s: rates in %s from the lines inside each window less its first %g s (clocks = L1 - %.3f / %.3f s%s)\n",
+			       tawl, taunit, guard, goff["a"], goff["b"], (nplace > 1 ? ", the last placement'"'"'s" : "")
 		} else {
 			printf "tier A: kvm-pvple %s=%s (B) against %s=%s (A) in one boot, ABBA windows;\n",
 			       taparam, bmode, taparam, amode
@@ -491,34 +573,39 @@ END {
 		       "co B/A"
 		for (i = 1; i <= nwin; i++) {
 			if (wgst[i] == "a")
-				rate[i] = winrate_in(i, goff["a"], npa, pua, pwa)
+				rate[i] = winrate_in(i, 0, npa, pua, pwa)
 			else if (wgst[i] == "b")
-				rate[i] = winrate_in(i, goff["b"], npb, pub, pwb)
+				rate[i] = winrate_in(i, 0, npb, pub, pwb)
 			else
 				rate[i] = winrate(i, offset, np, pu, pw)
 			hrate[i] = hogclock ? winrate(i, hoffset, nh, hu, hw) : -1
 		}
 		k = 0; kh = 0
+		ng = 0
 		for (i = 1; i + 3 <= nwin; i += 4) {
 			if (wg[i] != wg[i + 3] || wm[i] != amode || wm[i + 1] != bmode ||
-			    wm[i + 2] != bmode || wm[i + 3] != amode)
+			    wm[i + 2] != bmode || wm[i + 3] != amode || wpl[i] != wpl[i + 3])
 				continue
 			if (tierk && (wgst[i] != "a" || wgst[i + 1] != "b" ||
 				      wgst[i + 2] != "b" || wgst[i + 3] != "a"))
 				continue
+			gi[++ng] = i
 			ok = rate[i] > 0 && rate[i + 1] > 0 && rate[i + 2] > 0 && rate[i + 3] > 0
 			lr = "-"
 			if (ok) {
 				x[++k] = abba(rate, i)
+				xp[k] = wpl[i]
 				lr = sprintf("%.3f", exp(x[k]))
 			}
 			ok = hrate[i] > 0 && hrate[i + 1] > 0 && hrate[i + 2] > 0 && hrate[i + 3] > 0
 			hr = "-"
 			if (ok) {
 				xh[++kh] = abba(hrate, i)
+				xhp[kh] = wpl[i]
 				hr = sprintf("%.3f", exp(xh[kh]))
 			}
-			printf "%-6s %12.0f %12.0f %12.0f %12.0f %9s %9s\n", wg[i], rate[i], rate[i + 1],
+			printf "%-6s %12.0f %12.0f %12.0f %12.0f %9s %9s\n",
+			       (nplace > 1 ? wpl[i] "." wg[i] : wg[i]), rate[i], rate[i + 1],
 			       rate[i + 2], rate[i + 3], lr, hr
 		}
 		if (tierk)
@@ -529,19 +616,71 @@ END {
 		else
 			what = sprintf("tier A %s %s %s/%s", (amode == bmode ? "A/A" : "B/A"),
 				       taparam, bmode, amode)
-		gb_ci(x, k)
-		if (k)
-			printf "%s: %s, %d groups, %d above 1, half-width %s\n", what,
-			       gb_fmt(gb_m, gb_h), k, gb_pos,
+		if (nplace > 1) {
+			# Tier K over several placements: the interval is the
+			# placements'"'"' (t on their means), which holds how the two
+			# guests'"'"' places differ from one boot of them to the next;
+			# the groups pooled leave that out.
+			places(x, xp, k, pm, pn, pvar)
+			places(xh, xhp, kh, hm, hn, hvar)
+			print ""
+			printf "%-6s %6s %7s %9s %9s\n", "place", "first", "groups", "B/A", "co B/A"
+			for (p = 1; p <= nplace; p++)
+				printf "%-6d %6s %7d %9s %9s\n", p, toupper(pfirst[p]), pn[p],
+				       (pn[p] ? sprintf("%.3f", exp(pm[p])) : "-"),
+				       (hn[p] ? sprintf("%.3f", exp(hm[p])) : "-")
+			np2 = 0
+			for (p = 1; p <= nplace; p++)
+				if (pn[p]) { pmm[++np2] = pm[p]; pf[np2] = pfirst[p]; pw2[np2] = pvar[p] }
+			gb_ci(pmm, np2)
+			printf "%s: %s, %d placements of %d groups, %d above 1, half-width %s\n", what,
+			       gb_fmt(gb_m, gb_h), np2, k, gb_pos,
 			       (gb_h < 0 ? "-" : sprintf("%.1f %%", 100 * (exp(gb_h) - 1)))
-		else
-			print what ": no complete group"
-		gb_ci(xh, kh)
-		if (kh)
-			printf "tier %s co-runner beside B over beside A: %s, %d groups, %d above 1\n",
-			       (tierk ? "K" : "A"), gb_fmt(gb_m, gb_h), kh, gb_pos
-		else if (nwin)
-			printf "tier %s co-runner beside B over beside A: not recorded\n", (tierk ? "K" : "A")
+			# The placements'"'"' spread against what their groups'"'"'
+			# own noise gives: the rest is the place effect.
+			sb = gb_var(pmm, np2); sw = 0
+			for (j = 1; j <= np2; j++) sw += pw2[j] / np2
+			printf "  placements'"'"' spread: SD %.3f in ln, %.3f of it expected from the groups, %.3f left to the places\n",
+			       sqrt(sb), sqrt(sw), (sb > sw ? sqrt(sb - sw) : 0)
+			fa = fb = 0; adv = 0
+			for (j = 1; j <= np2; j++) {
+				if (pf[j] == "a") fa++; else if (pf[j] == "b") fb++
+				adv += (pf[j] == "b" ? pmm[j] : -pmm[j]) / np2
+			}
+			if (fa && fb)
+				printf "  the guest started first ahead by %.3f in ln (%d placements with A first, %d with B)\n",
+				       adv, fa, fb
+			gb_ci(x, k)
+			if (k)
+				printf "  groups pooled, which leaves the places out: %s, %d groups\n",
+				       gb_fmt(gb_m, gb_h), k
+			np2 = 0
+			for (p = 1; p <= nplace; p++)
+				if (hn[p]) pmm[++np2] = hm[p]
+			gb_ci(pmm, np2)
+			if (np2)
+				printf "tier K co-runner beside B over beside A: %s, %d placements of %d groups, %d above 1\n",
+				       gb_fmt(gb_m, gb_h), np2, kh, gb_pos
+			else
+				print "tier K co-runner beside B over beside A: not recorded"
+		} else {
+			gb_ci(x, k)
+			if (k)
+				printf "%s: %s, %d groups, %d above 1, half-width %s\n", what,
+				       gb_fmt(gb_m, gb_h), k, gb_pos,
+				       (gb_h < 0 ? "-" : sprintf("%.1f %%", 100 * (exp(gb_h) - 1)))
+			else
+				print what ": no complete group"
+			if (tierk && k)
+				print "  one placement: the interval leaves out how the two guests'"'"' places differ from boot to boot (GB_TK_PLACES)"
+			gb_ci(xh, kh)
+			if (kh)
+				printf "tier %s co-runner beside B over beside A: %s, %d groups, %d above 1\n",
+				       (tierk ? "K" : "A"), gb_fmt(gb_m, gb_h), kh, gb_pos
+			else if (nwin)
+				printf "tier %s co-runner beside B over beside A: not recorded\n", (tierk ? "K" : "A")
+		}
+		cpu_summary()
 		slice_summary()
 		# The QEMU of each guest in L1: its resident memory, and how much of
 		# it transparent huge pages back (tk-mem).

@@ -56,7 +56,13 @@
 # stopped (SIGSTOP), in ABBA order: the guest clocks (kvm-clock) go on
 # while a guest is stopped, so each window's rate comes from the
 # progress lines its guest printed inside it (guests-table.sh).  The
-# lines read "# ta-... g=a|b".
+# lines read "# ta-... g=a|b".  GB_TK_PLACES=P boots the two guests P
+# times in the L1 boot ("placements", "# tk-place"), each time for
+# GB_TA_GROUPS groups, the guest started first going A, B, B, A, ...:
+# one pair of guests has an offset between its two places that the ABBA
+# windows do not cancel (results.rst), so the table takes its interval
+# over the placements.  Every window line notes the QEMUs' CPU time
+# (cpu_a=, cpu_b=, cpu_co=; tier A's cpu_l=).
 #
 # Noise control: the harness looks at the guests' consoles once a second
 # (no more on the CPUs it measures), the guest settles and runs each
@@ -98,7 +104,7 @@
 #   GB_WIN is 12 and GB_TA_GROUPS 20 unless given
 #   GB_TA_B (auto)     GB_SLICE_US (1000): kvm-pvple's slice_ext_us= at load
 #   tier K: GB_TK_A (stock)  GB_TK_B (pvple)  GB_TK_FIRST (a: the guest
-#   whose QEMU starts first), and tier A's GB_WIN,
+#   whose QEMU starts first)  GB_TK_PLACES (1), and tier A's GB_WIN,
 #   GB_TA_GROUPS, GB_TA_SETTLE, GB_TA_GUARD, GB_TA_WRITERS, GB_TA_WL,
 #   GB_TA_CLIENTS, GB_TA_HB_*
 #   (the emulated host runs 50-100 times slower than hardware)
@@ -194,6 +200,12 @@ tk_first=${GB_TK_FIRST:-a}
 case $tk_first in
 a | b) ;;
 *) echo "Bail out! GB_TK_FIRST=$tk_first: a or b"; exit 1 ;;
+esac
+# Placements: how many times tier K boots its two guests afresh in the
+# one L1 boot, each time for GB_TA_GROUPS groups.
+tk_places=${GB_TK_PLACES:-1}
+case $tk_places in
+'' | *[!0-9]* | 0) echo "Bail out! GB_TK_PLACES=$tk_places: a count of 1 or more"; exit 1 ;;
 esac
 # The lockup and stall bounds of tier K's guests, where its windows need
 # them (tier_k); none in tier A.
@@ -579,26 +591,58 @@ ta_guest() {
 		-smp "$vcpus" -name "$3,debug-threads=on"
 }
 
-# ta_windows SWITCH A B: GB_TA_GROUPS ABBA groups of GB_WIN s windows.
-# "SWITCH ARM" starts each window (with GB_DRY=1 it only says what it
-# would do) and sets $tags, what the window's line says of it.
+# ticks PID: the CPU time of process PID (all its threads: user and
+# system, in USER_HZ ticks, 100 a second on x86) in $tck, without a
+# fork; 0 when it is gone.  GB_PROC: another /proc, for the unit test.
+ticks() {
+	tck=0
+	[ -r "${GB_PROC:-/proc}/$1/stat" ] || return 0
+	read -r tst <"${GB_PROC:-/proc}/$1/stat"
+	# After the command's name, field 14 (utime) is the 12th.
+	set -- ${tst##*") "}
+	tck=$((${12} + ${13}))
+}
+
+# cpu_tags: each lock guest's and the co-runner's CPU time now, in $cpus:
+# what a window's rate cost in L1's CPU time, so that a guest that got
+# more done because it got more CPU is told apart from one whose work
+# ran faster on the same CPU time (results.rst, tier K's offset).
+cpu_tags() {
+	cpus=
+	for cg in ${1:-l}; do
+		eval "cp=\${qpid_$cg:-\$qpid}"
+		ticks "$cp"
+		cpus="$cpus cpu_$cg=$tck"
+	done
+	ticks "$corunner"
+	cpus="$cpus cpu_co=$tck"
+}
+
+# ta_windows SWITCH A B [GUESTS]: GB_TA_GROUPS ABBA groups of GB_WIN s
+# windows.  "SWITCH ARM" starts each window (with GB_DRY=1 it only says
+# what it would do) and sets $tags, what the window's line says of it.
+# GUESTS: tier K's "a b", whose QEMUs' CPU time each line notes.  Window
+# numbers ($wi) go on from one call to the next (tier K's placements).
+wi=0
 ta_windows() {
-	g=0 i=0
+	g=0
 	while [ "$g" -lt "$ta_groups" ]; do
 		g=$((g + 1))
 		for m in "$2" "$3" "$3" "$2"; do
-			i=$((i + 1))
+			wi=$((wi + 1))
 			$1 "$m"
 			[ -z "$dry" ] || continue
 			uptime_
-			echo "# ta-win win=$i group=$g $tags l1=$up"
-			slice_snap "$i"
+			cpu_tags "${4:-}"
+			echo "# ta-win win=$wi group=$g $tags${ptag:-} l1=$up$cpus"
+			slice_snap "$wi"
 			sleep "$win"
 		done
 	done
 	[ -z "$dry" ] || return 0
 	uptime_
-	echo "# ta-end l1=$up"
+	cpu_tags "${4:-}"
+	echo "# ta-end l1=$up$cpus"
 	slice_snap end
 }
 
@@ -682,11 +726,55 @@ tk_mem() {
 		END { print "# tk-mem when=" w " g=l1 free=" f + 0 " huge=" h + 0 }' /proc/meminfo
 }
 
+# tk_place P FIRST: placement P of tier K: both guests booted afresh,
+# FIRST's QEMU started first, settled, GB_TA_GROUPS ABBA groups of
+# windows, then both run to their workload's end and are checked.
+tk_place() {
+	ptag=" place=$1"
+	echo "# tk-place place=$1 first=$2"
+	tk_order="a b"
+	[ "$2" != b ] || tk_order="b a"
+	for g in $tk_order; do
+		eval "k=\$tk_$g"
+		log=/tmp/gb-tierk-$g.log
+		ta_guest "$log" "bzImage-$k" "lock-$g"
+		eval "qpid_$g=\$qpid"
+		pin "lock guest $g ($k)" "$qpid" "$vcpus"
+	done
+	if [ -n "$dry" ]; then
+		echo "# would wait for both guests' first progress lines, then $ta_settle s"
+		ta_windows tk_run a b "a b"
+		return 0
+	fi
+	prc=0
+	for g in a b; do
+		eval "qpid=\$qpid_$g"
+		ta_wait "/tmp/gb-tierk-$g.log" "$qpid" "tierk-$g" || prc=1
+	done
+	if [ "$prc" = 0 ]; then
+		ta_clocks a /tmp/gb-tierk-a.log b /tmp/gb-tierk-b.log
+		# The counters (ta-cnt) are guest B's, which is kvm-pvple's.
+		qpid=$qpid_b
+		tk_mem "settled$pl"
+		ta_windows tk_run a b "a b"
+		tk_mem "end$pl"
+	fi
+	kill -CONT "$qpid_a" "$qpid_b" 2>/dev/null
+	for g in a b; do
+		log=/tmp/gb-tierk-$g.log
+		eval "qpid=\$qpid_$g"
+		[ "$prc" = 0 ] || kill -9 "$qpid" 2>/dev/null
+		ta_end "$g" "tierk-$g"
+		check_guest "tierk-$g" 1 || prc=$?
+	done
+	return "$prc"
+}
+
 # tier_k: two guest kernels in one boot, one stopped while the other runs,
-# in ABBA windows.
+# in ABBA windows; GB_TK_PLACES placements of the two, one after another.
 tier_k() {
 	name=tierk
-	tknote=" first=$tk_first"
+	tknote=" first=$tk_first places=$tk_places"
 	# A tier K guest stays stopped (SIGSTOP, so its kvm-clock runs on
 	# and QEMU never tells it it was paused) for two windows and more:
 	# the guest's soft-lockup detector, at 2 x watchdog_thresh (20 s by
@@ -698,50 +786,33 @@ tier_k() {
 		tk_wd=" watchdog_thresh=$((2 * win)) rcupdate.rcu_cpu_stall_timeout=$((4 * win))"
 	ta_setup kernel "$tk_a" "$tk_b"
 	# Each guest's workload counts from its own start, and the windows
-	# start after both (the first run ended inside its last group).
-	secs=$((secs + 60))
+	# start after both and run over their nominal length by the
+	# harness's time (0.13-0.18 s a window, 2026-12-03): 1 s a group
+	# more, and 20 s.
+	secs=$((secs + ta_groups + 20))
 	# Two guests in L1's 2 GB: dbench's files (in the guest's tmpfs,
 	# half its memory) want more than locktorture.
 	L2_MEM=384M
 	[ "$ta_wl" != dbench ] || L2_MEM=512M
-	# GB_TK_FIRST=b starts guest B's QEMU first: whether the guest
-	# started first has an advantage (tier K's A/A boots, results.rst).
-	tk_order="a b"
-	[ "$tk_first" != b ] || tk_order="b a"
-	for g in $tk_order; do
-		eval "k=\$tk_$g"
-		log=/tmp/gb-tierk-$g.log
-		ta_guest "$log" "bzImage-$k" "lock-$g"
-		eval "qpid_$g=\$qpid"
-		pin "lock guest $g ($k)" "$qpid" "$vcpus"
+	# Placement p starts GB_TK_FIRST's QEMU first when p mod 4 is 1 or
+	# 0, the other's when it is 2 or 3: ABBA over the placements, so an
+	# advantage of the guest started first (tier K's A/A boots,
+	# results.rst) cancels over each four.
+	other=b
+	[ "$tk_first" != b ] || other=a
+	rc=0 tkp=0 pl=
+	while [ "$tkp" -lt "$tk_places" ]; do
+		tkp=$((tkp + 1))
+		[ "$tk_places" = 1 ] || pl=-p$tkp
+		case $((tkp % 4)) in
+		0 | 1) tkf=$tk_first ;;
+		*) tkf=$other ;;
+		esac
+		tk_place "$tkp" "$tkf" || rc=$?
+		[ "$rc" = 0 ] || break
 	done
 	L2_MEM=
-	rc=0
-	if [ -n "$dry" ]; then
-		echo "# would wait for both guests' first progress lines, then $ta_settle s"
-		ta_windows tk_run a b
-		return 0
-	fi
-	for g in a b; do
-		eval "qpid=\$qpid_$g"
-		ta_wait "/tmp/gb-tierk-$g.log" "$qpid" "tierk-$g" || rc=1
-	done
-	if [ "$rc" = 0 ]; then
-		ta_clocks a /tmp/gb-tierk-a.log b /tmp/gb-tierk-b.log
-		# The counters (ta-cnt) are guest B's, which is kvm-pvple's.
-		qpid=$qpid_b
-		tk_mem settled
-		ta_windows tk_run a b
-		tk_mem end
-	fi
-	kill -CONT "$qpid_a" "$qpid_b" 2>/dev/null
-	for g in a b; do
-		log=/tmp/gb-tierk-$g.log
-		eval "qpid=\$qpid_$g"
-		[ "$rc" = 0 ] || kill -9 "$qpid" 2>/dev/null
-		ta_end "$g" "tierk-$g"
-		check_guest "tierk-$g" 1 || rc=$?
-	done
+	[ -z "$dry" ] || return 0
 	ta_hogs
 	return "$rc"
 }
@@ -754,7 +825,7 @@ else
 fi
 echo "# guests-bench: tier $tier, $vcpus-vCPU lock guest, $hogs-vCPU co-runner," \
      "$under vCPUs undercommitted, $ncpus host CPUs," \
-     "$([ "$tier" != B ] && echo "$ta_groups ABBA groups of $win s windows" ||
+     "$([ "$tier" != B ] && echo "$([ "$tier" != K ] || echo "$tk_places x ")$ta_groups ABBA groups of $win s windows" ||
 	echo "$blocks blocks of $nconf"); $work"
 echo "# gb-setup tier=$tier cpus=$ncpus vcpus=$vcpus hogs=$hogs under=$under" \
      "blocks=$blocks pin=$pin_on configs=$(echo $configs | tr ' ' ,)"
@@ -790,7 +861,7 @@ if [ "$tier" = A ]; then
 	outcome $? "tier A: $ta_groups ABBA groups"
 elif [ "$tier" = K ]; then
 	tier_k
-	outcome $? "tier K: $tk_b against $tk_a, $ta_groups ABBA groups"
+	outcome $? "tier K: $tk_b against $tk_a, $tk_places x $ta_groups ABBA groups"
 else
 	# GB_BLOCK0: the first block's number, so that blocks run in
 	# several boots (soak.sh's bench load) take the design's rows in

@@ -84,7 +84,7 @@ bench_guests() {
 		log "Linux-guest benchmark, tier A, ${GB_TA_WL:-locktorture}: $groups ABBA groups of" \
 		    "$win s windows, kvm-pvple ${GB_TA_PARAM:-mode}=${GB_TA_B:-auto} against ${GB_TA_A:-off}"
 	elif [ "${GB_TIER:-B}" = K ]; then
-		log "Linux-guest benchmark, tier K, ${GB_TA_WL:-locktorture}: $groups ABBA groups of" \
+		log "Linux-guest benchmark, tier K, ${GB_TA_WL:-locktorture}: ${GB_TK_PLACES:-1} x $groups ABBA groups of" \
 		    "$win s windows, guest ${GB_TK_B:-pvple} against ${GB_TK_A:-stock} in one boot"
 	else
 		log "Linux-guest benchmark: ${GB_BLOCKS:-one Williams design of} blocks of" \

@@ -216,10 +216,40 @@ GB_DRY=1 GB_TIER=K GB_TK_FIRST=b GB_TA_GROUPS=1 GB_CPUS=0,1 sh "$l1" >"$tmp/plan
 check "tier K, GB_TK_FIRST=b: guest B's QEMU started first, and the setup line says so" \
 	sh -c "grep 'would run: .*qemu-system.*bench.ta=' '$tmp/planKF' | head -n 1 | grep -q 'lock-b.*bzImage-pvple' &&
 	       grep 'would run: .*qemu-system.*bench.ta=' '$tmp/planKF' | tail -n 1 | grep -q 'lock-a.*bzImage-stock' &&
-	       grep -q '^# ta-setup .* first=b\$' '$tmp/planKF' && grep -q '^# ta-setup .* first=a\$' '$tmp/planK'"
+	       grep -q '^# ta-setup .* first=b places=1\$' '$tmp/planKF' && grep -q '^# ta-setup .* first=a places=1\$' '$tmp/planK'"
 check "GB_TK_FIRST names neither guest: bail out, no guest" \
 	sh -c "! GB_DRY=1 GB_TIER=K GB_TK_FIRST=c GB_CPUS=0,1 sh '$l1' >'$tmp/planKC' 2>&1 &&
 	       grep -q '^Bail out! GB_TK_FIRST=c' '$tmp/planKC' && ! grep -q qemu-system '$tmp/planKC'"
+GB_DRY=1 GB_TIER=K GB_TK_PLACES=4 GB_TA_GROUPS=1 GB_CPUS=0,1 sh "$l1" >"$tmp/planKP" 2>&1
+check "tier K, GB_TK_PLACES=4: both guests booted afresh four times, A, B, B, A started first, each with its windows" \
+	sh -c "[ \"\$(sed -n 's/^# tk-place place=\([0-9]\) first=\([ab]\)\$/\1\2/p' '$tmp/planKP' | tr -d '\n')\" = 1a2b3b4a ] &&
+	       [ \"\$(sed -n 's/^# would run: .*qemu-system.*-name lock-\([ab]\),.*bench.ta=.*/\1/p' '$tmp/planKP' | tr -d '\n')\" = abbabaab ] &&
+	       [ \"\$(sed -n 's/^# would run guest \([ab]\) alone.*/\1/p' '$tmp/planKP' | tr -d '\n')\" = abbaabbaabbaabba ] &&
+	       [ \$(grep -c '^ok ' '$tmp/planKP') = 1 ] && grep -q '^# ta-setup .* places=4\$' '$tmp/planKP'"
+GB_DRY=1 GB_TIER=K GB_TK_PLACES=2 GB_TK_FIRST=b GB_TA_GROUPS=1 GB_CPUS=0,1 sh "$l1" >"$tmp/planKPb" 2>&1
+check "tier K, GB_TK_PLACES=2 GB_TK_FIRST=b: B, then A started first" \
+	[ "$(sed -n 's/^# tk-place place=\([0-9]\) first=\([ab]\)$/\1\2/p' "$tmp/planKPb" | tr -d '\n')" = 1b2a ]
+for bad in 0 x 2x; do
+	check "GB_TK_PLACES='$bad': bail out, no guest" \
+		sh -c "! GB_DRY=1 GB_TIER=K GB_TK_PLACES='$bad' GB_CPUS=0,1 sh '$l1' >'$tmp/planKPx' 2>&1 &&
+		       grep -q '^Bail out! GB_TK_PLACES=' '$tmp/planKPx' && ! grep -q qemu-system '$tmp/planKPx'"
+done
+# A window's CPU time: utime + stime of /proc/PID/stat, read past the
+# last ") " (a command's name may hold both), under busybox sh as in L1.
+mkdir -p "$tmp/proc/77"
+echo "77 (qemu (x) y) S 1 77 77 0 -1 4194560 9 0 0 0 150 250 0 0 20 0 9 0 99 1 2" >"$tmp/proc/77/stat"
+ticks_of() {
+	sed -n '/^ticks() {$/,/^}$/p' "$l1" >"$tmp/ticks.sh"
+	echo 'ticks 77; echo "$tck"; ticks 78; echo "$tck"' >>"$tmp/ticks.sh"
+	[ "$(GB_PROC=$tmp/proc $1 "$tmp/ticks.sh" | tr '\n' ' ')" = "400 0 " ]
+}
+if command -v busybox >/dev/null; then
+	check "ticks: a QEMU's CPU time from its stat, under busybox sh (L1's); 0 when it is gone" ticks_of "busybox sh"
+else
+	n=$((n + 1))
+	echo "ok $n guests-bench: ticks under busybox sh # SKIP busybox is not installed"
+fi
+check "ticks: the same under sh" ticks_of sh
 GB_DRY=1 GB_TIER=K GB_TK_B=stock GB_TA_GROUPS=1 GB_CPUS=0,1 sh "$l1" >"$tmp/planKK" 2>&1
 check "tier K, GB_TK_B=stock: the A/A boot, two stock guests" \
 	[ "$(grep -c 'would run: .*qemu-system.*bzImage-stock.*bench.ta=' "$tmp/planKK")" = 2 ]
@@ -407,6 +437,7 @@ def gen(results, tiera, expect):
     e["tiera"] = ci(logs)
     e["tierah"] = ci(hlogs)
     e["tierk"] = gen_k(tiera + "k")
+    e.update(gen_kp(tiera + "kp"))
     json.dump(e, open(expect, "w"))
 
 # Tier K: guest a's clock is L1 - 1000, guest b's L1 - 1002.  Window i
@@ -447,6 +478,74 @@ def gen_k(path):
             w += rate[k] / 2 + 3 * rate[k]
     open(path, "w").write("\n".join(t) + "\n")
     return ci(logs)
+
+# Tier K in four placements of three groups, the guests booted afresh
+# for each: A first, then B, B, A.  Each placement has its own clocks
+# (guest a's L1 - 1000 - p, b's L1 - 1002 - 3 p) and its own place
+# effect on b (PE); within a placement b runs 1.2 times a's rate, with
+# a wobble per window.  The windows note the QEMUs' CPU time: the lock
+# guest running uses 1.2 CPUs in A windows and 1.32 in B ones (B/A 1.1),
+# the co-runner 0.7 and 0.63 (B/A 0.9).  Its work is counted throughout,
+# 5000 a second, on its clock L1 - 1010 (the least of the placements').
+def gen_kp(path):
+    PE = [0.06, -0.04, 0.02, -0.08]
+    first = "abba"
+    t = ["# gb-setup tier=K cpus=2 vcpus=4 hogs=2 under=2 blocks=6 pin=1 configs=x",
+         "# ta-setup win=4 guard=1 groups=3 settle=20 writers=8 param=kernel a=stock b=pvple first=a places=4"]
+    hog = []
+    logs, plogs, pgl, i, ca, cb, cc = [], [], [], 0, 0, 0, 0
+    for p in range(1, 5):
+        off = {"a": 1000.0 + p, "b": 1002.0 + 3 * p}
+        t0 = 1050 + 200 * (p - 1)
+        t.append("# tk-place place=%d first=%s" % (p, first[p - 1]))
+        t.append("# ta-clock g=a offset=%.3f samples=20" % off["a"])
+        t.append("# ta-clock g=b offset=%.3f samples=20" % off["b"])
+        t.append("# ta-hogclock offset=%.3f samples=20" % (1010.0 + (p % 2)))
+        rate, gst, glogs, i0 = {}, {}, [], i
+        for g in range(1, 4):
+            for m in "abba":
+                i += 1
+                gst[i] = m
+                rate[i] = 40000.0 * (1 + 0.03 * (i - i0)) * \
+                          (1.2 * math.exp(PE[p - 1] + 0.03 * ((7 * g + p) % 3 - 1)) if m == "b" else 1) * \
+                          (1 + 0.01 * ((5 * i) % 7 - 3))
+                t.append("# ta-win win=%d group=%d mode=%s guest=%s place=%d l1=%.2f cpu_a=%d cpu_b=%d cpu_co=%d" %
+                         (i, g, "pvple" if m == "b" else "stock", m, p, t0 + 4 * (i - i0 - 1), ca, cb, cc))
+                if m == "a":
+                    ca += 480; cc += 280
+                else:
+                    cb += 528; cc += 252
+            r = [rate[i - 3], rate[i - 2], rate[i - 1], rate[i]]
+            glogs.append((math.log(r[1]) + math.log(r[2]) - math.log(r[0]) - math.log(r[3])) / 2)
+        t.append("# ta-end l1=%.2f cpu_a=%d cpu_b=%d cpu_co=%d" % (t0 + 4 * (i - i0), ca, cb, cc))
+        for m in "ab":
+            w = 1.0e5
+            for k in range(i0 + 1, i + 1):
+                if gst[k] != m:
+                    continue
+                s0 = t0 + 4 * (k - i0 - 1) - off[m]
+                for d in (0.01, 1.3, 2.3, 3.3):
+                    done = min(d, 1) * rate[k] / 2 + max(d - 1, 0) * rate[k]
+                    t.append("# ta-progress g=%s up=%.6f writes=%d" % (m, s0 + d, round(w + done)))
+                w += rate[k] / 2 + 3 * rate[k]
+        logs += glogs
+        pgl.append(glogs)
+        plogs.append(statistics.mean(glogs))
+    # The co-runner: 5000 a second, 4500 in B windows (placements'
+    # windows at 1050 + 200 (p - 1) + 4 j), on its clock L1 - 1010.
+    h = 0.0
+    for u in range(30, 850):
+        t.append("# ta-hog up=%d total=%d" % (u, round(h)))
+        l1 = u + 1010
+        j, q = (l1 - 1050) % 200 // 4, (l1 - 1050) // 200
+        h += 4500.0 if 0 <= q < 4 and j < 12 and j % 4 in (1, 2) else 5000.0
+    open(path, "w").write("\n".join(t) + "\n")
+    co = math.log(0.9)
+    return {"tierkp": ci(plogs), "tierkp_pooled": ci(logs),
+            "tierkp_eff": ci([x - math.log(1.1) for x in logs]),
+            "tierkp_adv": statistics.mean([(m if f == "b" else -m) for m, f in zip(plogs, first)]),
+            "tierkp_sd": statistics.stdev(plogs),
+            "tierkp_sdw": math.sqrt(statistics.mean([statistics.variance(g) / len(g) for g in pgl]))}
 
 def near(a, b, what, bad, tol=0.0015):
     if abs(float(a) - b) > tol:
@@ -501,10 +600,13 @@ def cmp(what, table, expect):
             r = [r for r in rows if r[:1] != " " and r.split()[:2] == key.split()]
             if not r or want not in r[0]:
                 print(key + ": wanted " + want); bad.append(key)
-    elif what in ("tiera", "tierk", "tierah"):
+    elif what in ("tiera", "tierk", "tierah", "tierkp", "tierkp_pooled", "tierkp_eff"):
         x = e[what]
         label = {"tiera": "tier A pvple on/off:", "tierk": "tier K B/A pvple/stock:",
-                 "tierah": "tier A co-runner beside B over beside A:"}[what]
+                 "tierah": "tier A co-runner beside B over beside A:",
+                 "tierkp": "tier K B/A pvple/stock:",
+                 "tierkp_pooled": "  groups pooled, which leaves the places out:",
+                 "tierkp_eff": "  lock guest B/A: CPU time 1.100 [1.100, 1.100], work per CPU second"}[what]
         r = [r for r in rows if r.startswith(label)]
         if not r:
             print("no line " + label); sys.exit(1)
@@ -512,8 +614,19 @@ def cmp(what, table, expect):
         near(f[0], x["g"], what + " geomean", bad)
         near(f[1].strip("[,"), x["lo"], what + " low", bad)
         near(f[2].strip("],"), x["hi"], what + " high", bad)
-        if f[3] != str(x["n"]):
+        if what == "tierkp_eff":
+            pass
+        elif f[3] != str(x["n"]):
             print(what + " groups " + f[3]); bad.append("n")
+    elif what == "places":
+        # the placements' spread and the first-started guest's advantage
+        r = [r for r in rows if r.startswith("  placements' spread: SD ")]
+        a = [r for r in rows if r.startswith("  the guest started first ahead by ")]
+        if not r or not a:
+            print("no spread or advantage line"); sys.exit(1)
+        near(r[0].split()[3], e["tierkp_sd"], "SD of the placements", bad, 0.0011)
+        near(r[0].split()[6], e["tierkp_sdw"], "SD expected from the groups", bad, 0.0011)
+        near(a[0].split()[6], e["tierkp_adv"], "advantage of the first", bad, 0.0011)
     sys.exit(1 if bad else 0)
 
 if sys.argv[1] == "gen":
@@ -587,10 +700,10 @@ check "tier A, GB_TA_B=off: the A/A boot is labelled as such, its B windows off"
 "$top/scripts/guest/guests-table.sh" "$tmp/tierak" >"$tmp/tableK" 2>&1
 check "tier K: each window from the guest that ran, inside the window, on its clock; ABBA, geometric mean and CI" \
 	gbcmp tierk "$tmp/tableK"
-mutant guests-table.sh 's/rate\[i\] = winrate_in(i, goff\["b"\]/rate[i] = winrate(i, goff["b"]/' "$tmp/tierak"
+mutant guests-table.sh 's/rate\[i\] = winrate_in(i, 0, npb/rate[i] = winrate(i, 0, npb/' "$tmp/tierak"
 check "the check fails on tier K's rates interpolated across a stop" \
 	sh -c "! python3 '$tmp/gb.py' cmp tierk '$tmp/table.broken' '$tmp/expect'"
-mutant guests-table.sh 's/winrate_in(i, goff\["b"\]/winrate_in(i, goff["a"]/' "$tmp/tierak"
+mutant guests-table.sh 's/kv\["up"\] + goff\["b"\]/kv["up"] + goff["a"]/' "$tmp/tierak"
 check "the check fails on guest B read on guest A's clock" \
 	sh -c "! python3 '$tmp/gb.py' cmp tierk '$tmp/table.broken' '$tmp/expect'"
 sed '/ta-setup/s/$/ first=b/' "$tmp/tierak" >"$tmp/tierakf"
@@ -601,6 +714,32 @@ check "tier K: each guest's memory in L1 and its huge pages, as recorded" \
 	sh -c "grep -qx 'tier K memory, settled, guest a: 300 of 384 MB in huge pages' '$tmp/tableK' &&
 	       grep -qx 'tier K memory, settled, guest b: 100 of 384 MB in huge pages' '$tmp/tableK' &&
 	       grep -qx 'tier K memory, settled, L1: 200 MB free, 400 MB in huge pages' '$tmp/tableK'"
+# Tier K in placements: the interval over the placements' means, the
+# groups pooled beside it, each placement's own clocks.
+"$top/scripts/guest/guests-table.sh" "$tmp/tierakp" >"$tmp/tableKP" 2>&1
+check "tier K in 4 placements: the ratio and its CI over the placements' means, each placement on its own clocks" \
+	sh -c "gbcmp() { python3 '$tmp/gb.py' cmp \$1 '$tmp/tableKP' '$tmp/expect'; }
+	       gbcmp tierkp && gbcmp tierkp_pooled &&
+	       [ \$(grep -c '^[1-4] *[AB] *3 ' '$tmp/tableKP') = 4 ]"
+check "tier K in placements: their spread, and the first-started guest's advantage" \
+	python3 "$tmp/gb.py" cmp places "$tmp/tableKP" "$tmp/expect"
+check "tier K: CPU time per window, the lock guest's and the co-runner's, and their work per CPU second" \
+	sh -c "python3 '$tmp/gb.py' cmp tierkp_eff '$tmp/tableKP' '$tmp/expect' &&
+	       grep -qx 'L1 CPUs used, A / B windows: lock guest 1.20 / 1.32, co-runner 0.70 / 0.63 (of 2)' '$tmp/tableKP' &&
+	       grep -q '^  co-runner B/A:  CPU time 0.900 \[0.900, 0.900\], work per CPU second 1.000 ' '$tmp/tableKP'"
+mutant guests-table.sh 's/gb_ci(pmm, np2)$/gb_ci(x, k)/' "$tmp/tierakp"
+check "the check fails on placements whose groups are pooled into the interval" \
+	sh -c "! python3 '$tmp/gb.py' cmp tierkp '$tmp/table.broken' '$tmp/expect'"
+mutant guests-table.sh 's/kv\["up"\] + goff\["b"\]/kv["up"] + 1005/' "$tmp/tierakp"
+check "the check fails on every placement read on one clock" \
+	sh -c "! python3 '$tmp/gb.py' cmp tierkp '$tmp/table.broken' '$tmp/expect'"
+mutant guests-table.sh 's/return (i in wstop) ? wstop\[i\] :/return/' "$tmp/tierakp"
+check "the check fails on a placement's last window run into the next one" \
+	sh -c "! python3 '$tmp/gb.py' cmp tierkp_eff '$tmp/table.broken' '$tmp/expect'"
+check "tier K in one placement: the table says what its interval leaves out" \
+	sh -c "grep -q '^  one placement: the interval leaves out' '$tmp/tableK' &&
+	       ! grep -q 'one placement' '$tmp/tableKP' '$tmp/tableA'"
+
 # Tier K with another workload: the same ratio, its label and its unit.
 for wu in "dbench:4:load-file lines/s per client" "hackbench:3:loops/s"; do
 	wl=${wu%%:*} wn=${wu#*:} unit=${wn#*:} wn=${wn%%:*}
