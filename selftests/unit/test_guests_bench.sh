@@ -314,6 +314,25 @@ dbnone() {
 }
 check "dbench-progress.awk: a dbench that printed no throughput gives none" dbnone
 
+# The guest's kernel reports: a stall or lockup report is one, the
+# command line and the stall timeout's boot line are not.
+kfaults() {
+	sed -n '/^kernel_faults() {$/,/^}$/p' "$top/scripts/guest/l2-bench" >"$tmp/kf.sh"
+	echo kernel_faults >>"$tmp/kf.sh"
+	cat >"$tmp/kf.in" <<'KF'
+[    0.000000] Command line: console=ttyS0 l2.bench=1 watchdog_thresh=24 rcupdate.rcu_cpu_stall_timeout=48
+[    0.457335] 	RCU CPU stall warnings timeout set to 48 (rcu_cpu_stall_timeout).
+[   40.100000] rcu: INFO: rcu_sched detected stalls on CPUs/tasks:
+[   41.100000] rcu: INFO: rcu_sched self-detected stall on CPU
+[   42.100000] rcu: INFO: rcu_sched detected expedited stalls on CPUs/tasks: { 1-... }
+[   43.100000] watchdog: BUG: soft lockup - CPU#1 stuck for 23s! [sh:77]
+[   44.100000] hackbench (123): drop_caches: 3
+KF
+	[ "$(sh "$tmp/kf.sh" <"$tmp/kf.in" | cut -c1-29 | tr '\n' '|')" = \
+	  "L2-KERNEL [   40.100000] rcu:|L2-KERNEL [   41.100000] rcu:|L2-KERNEL [   42.100000] rcu:|L2-KERNEL [   43.100000] watc|" ]
+}
+check "l2-bench: RCU stalls and lockups are kernel faults; the command line and the stall timeout's boot line are not" kfaults
+
 ### The tables
 
 # gb.py gen RESULTS TIERA EXPECT: results files with known logs, and what
