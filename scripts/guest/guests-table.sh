@@ -241,6 +241,9 @@ function cpu_summary(    i, j, g, nx, dt, n1, n2, n3, n4, ca, cb, ha, hb, na, nb
 function abba(r, i) {
 	return (log(r[i + 1]) + log(r[i + 2]) - log(r[i]) - log(r[i + 3])) / 2
 }
+# L1'"'"'s serial console ends its lines with CR LF: a last field would
+# keep the CR ("first=a\r").
+{ sub(/\r$/, "") }
 $1 != "#" { next }
 $2 == "gb-setup" {
 	kvs(3)

@@ -558,7 +558,8 @@ def gen_kp(path):
         l1 = u + 1010
         j, q = (l1 - 1050) % 200 // 4, (l1 - 1050) // 200
         h += 4500.0 if 0 <= q < 4 and j < 12 and j % 4 in (1, 2) else 5000.0
-    open(path, "w").write("\n".join(t) + "\n")
+    # as L1's serial console writes them: CR LF
+    open(path, "w").write("\r\n".join(t) + "\r\n")
     co = math.log(0.9)
     return {"tierkp": ci(plogs), "tierkp_pooled": ci(logs),
             "tierkp_eff": ci([x - math.log(1.1) for x in logs]),
