@@ -151,7 +151,7 @@ function slice_summary(    i, j, k, nx, arm, d, t, tt, sum, n, names, fa, fb) {
 		nx = wnext(i)
 		if (!((i, "desched_cs") in tcnt) || !((nx, "desched_cs") in tcnt))
 			continue
-		arm = ((i - 1) % 4 == 0 || (i - 1) % 4 == 3) ? "A" : "B"
+		arm = warm(i)
 		t = wendof(i) - wt[i]
 		if (t <= 0)
 			continue
@@ -185,6 +185,52 @@ function slice_summary(    i, j, k, nx, arm, d, t, tt, sum, n, names, fa, fb) {
 					100 * sum[k, "yield_reached"] / t) : "none")
 	}
 }
+# kfit(M, S, N): the kernels'"'"' log ratio over N placements, from each
+# placement'"'"'s M[p] (kernel B over kernel A) and S[p] (1, or -1 where
+# the kernels swapped guests).  With both kinds of placement, least
+# squares of M = kernel + place * S (place: guest b'"'"'s over guest a'"'"'s,
+# whichever kernel it ran), t on N - 2 degrees of freedom: the place
+# cancels instead of widening the interval; else the mean and t on N - 1.
+# Sets kf_m, kf_h (-1: no interval), kf_r, kf_rh (the place and its
+# half-width), kf_var (the residual variance), kf_pos (M above 0),
+# kf_nsw (swapped placements).
+function kfit(m, sg, n,    j, ms, ss, sxx, sxy, e, rss) {
+	kf_m = kf_r = kf_var = 0; kf_h = kf_rh = -1; kf_pos = kf_nsw = 0
+	for (j = 1; j <= n; j++) {
+		if (m[j] > 0) kf_pos++
+		if (sg[j] < 0) kf_nsw++
+	}
+	if (!kf_nsw || kf_nsw == n) {
+		gb_ci(m, n)
+		kf_m = gb_m; kf_h = gb_h; kf_var = gb_var(m, n)
+		return
+	}
+	for (j = 1; j <= n; j++) { ms += m[j] / n; ss += sg[j] / n }
+	for (j = 1; j <= n; j++) {
+		sxx += (sg[j] - ss) ^ 2
+		sxy += (sg[j] - ss) * (m[j] - ms)
+	}
+	kf_r = sxy / sxx
+	kf_m = ms - kf_r * ss
+	for (j = 1; j <= n; j++) {
+		e = m[j] - kf_m - kf_r * sg[j]
+		rss += e * e
+	}
+	if (n < 3)
+		return
+	kf_var = rss / (n - 2)
+	kf_h = gb_t975(n - 2) * sqrt(kf_var * (1 / n + ss * ss / sxx))
+	kf_rh = gb_t975(n - 2) * sqrt(kf_var / sxx)
+}
+# warm(I): the arm of window I, "A" or "B": the kernel that ran in it
+# (a window'"'"'s place in its ABBA group, turned over where the kernels
+# swapped guests).
+function warm(i,    r) {
+	r = ((i - 1) % 4 == 0 || (i - 1) % 4 == 3) ? "A" : "B"
+	if (pswap[wpl[i]])
+		r = r == "A" ? "B" : "A"
+	return r
+}
 # places(X, XP, K, PM, PN, PV): the mean of the group logs X[1..K] of
 # each placement (XP: the group'"'"'s) in PM[p], their number in PN[p], and
 # the variance of that mean from its own groups in PV[p] (0 for one).
@@ -217,7 +263,7 @@ function cpu_summary(    i, j, g, nx, dt, n1, n2, n3, n4, ca, cb, ha, hb, na, nb
 		hc[i] = (wcpu[nx, "cpu_co"] - wcpu[i, "cpu_co"]) / 100 / dt
 		if (lc[i] > 0 && rate[i] > 0) le[i] = rate[i] / lc[i]
 		if (hc[i] > 0 && hrate[i] > 0) he[i] = hrate[i] / hc[i]
-		if ((i - 1) % 4 == 0 || (i - 1) % 4 == 3) { ca += lc[i]; ha += hc[i]; na++ }
+		if (warm(i) == "A") { ca += lc[i]; ha += hc[i]; na++ }
 		else { cb += lc[i]; hb += hc[i]; nb++ }
 	}
 	if (!na || !nb)
@@ -225,10 +271,11 @@ function cpu_summary(    i, j, g, nx, dt, n1, n2, n3, n4, ca, cb, ha, hb, na, nb
 	n1 = n2 = n3 = n4 = 0
 	for (j = 1; j <= ng; j++) {
 		i = gi[j]
-		if (lc[i] > 0 && lc[i + 1] > 0 && lc[i + 2] > 0 && lc[i + 3] > 0) y1[++n1] = abba(lc, i)
-		if (le[i] > 0 && le[i + 1] > 0 && le[i + 2] > 0 && le[i + 3] > 0) y2[++n2] = abba(le, i)
-		if (hc[i] > 0 && hc[i + 1] > 0 && hc[i + 2] > 0 && hc[i + 3] > 0) y3[++n3] = abba(hc, i)
-		if (he[i] > 0 && he[i + 1] > 0 && he[i + 2] > 0 && he[i + 3] > 0) y4[++n4] = abba(he, i)
+		g = pswap[wpl[i]] ? -1 : 1
+		if (lc[i] > 0 && lc[i + 1] > 0 && lc[i + 2] > 0 && lc[i + 3] > 0) y1[++n1] = g * abba(lc, i)
+		if (le[i] > 0 && le[i + 1] > 0 && le[i + 2] > 0 && le[i + 3] > 0) y2[++n2] = g * abba(le, i)
+		if (hc[i] > 0 && hc[i + 1] > 0 && hc[i + 2] > 0 && hc[i + 3] > 0) y3[++n3] = g * abba(hc, i)
+		if (he[i] > 0 && he[i + 1] > 0 && he[i + 2] > 0 && he[i + 3] > 0) y4[++n4] = g * abba(he, i)
 	}
 	printf "L1 CPUs used, A / B windows: lock guest %.2f / %.2f, co-runner %.2f / %.2f (of %d)\n",
 	       ca / na, cb / nb, ha / na, hb / nb, C
@@ -309,7 +356,10 @@ $2 == "ta-end" {
 	for (k in kv) if (k ~ /^cpu_/) wcpu["x" nwin, k] = kv[k] + 0
 	next
 }
-$2 == "tk-place" { kvs(3); pfirst[kv["place"] + 0] = kv["first"]; next }
+$2 == "tk-place" {
+	kvs(3); pfirst[kv["place"] + 0] = kv["first"]; pswap[kv["place"] + 0] = kv["swap"] + 0
+	next
+}
 $2 == "tk-mem" {
 	kvs(3)
 	if (!((kv["when"], kv["g"]) in tkm)) tkw[++ntkw] = kv["when"] SUBSEP kv["g"]
@@ -586,8 +636,12 @@ END {
 		k = 0; kh = 0
 		ng = 0
 		for (i = 1; i + 3 <= nwin; i += 4) {
-			if (wg[i] != wg[i + 3] || wm[i] != amode || wm[i + 1] != bmode ||
-			    wm[i + 2] != bmode || wm[i + 3] != amode || wpl[i] != wpl[i + 3])
+			# A placement with the kernels swapped (tk-place swap=1):
+			# guest a runs B'"'"'s kernel, and its log ratio turns over.
+			sw = pswap[wpl[i]] ? -1 : 1
+			ma = sw < 0 ? bmode : amode; mb = sw < 0 ? amode : bmode
+			if (wg[i] != wg[i + 3] || wm[i] != ma || wm[i + 1] != mb ||
+			    wm[i + 2] != mb || wm[i + 3] != ma || wpl[i] != wpl[i + 3])
 				continue
 			if (tierk && (wgst[i] != "a" || wgst[i + 1] != "b" ||
 				      wgst[i + 2] != "b" || wgst[i + 3] != "a"))
@@ -596,19 +650,19 @@ END {
 			ok = rate[i] > 0 && rate[i + 1] > 0 && rate[i + 2] > 0 && rate[i + 3] > 0
 			lr = "-"
 			if (ok) {
-				x[++k] = abba(rate, i)
+				x[++k] = sw * abba(rate, i)
 				xp[k] = wpl[i]
 				lr = sprintf("%.3f", exp(x[k]))
 			}
 			ok = hrate[i] > 0 && hrate[i + 1] > 0 && hrate[i + 2] > 0 && hrate[i + 3] > 0
 			hr = "-"
 			if (ok) {
-				xh[++kh] = abba(hrate, i)
+				xh[++kh] = sw * abba(hrate, i)
 				xhp[kh] = wpl[i]
 				hr = sprintf("%.3f", exp(xh[kh]))
 			}
 			printf "%-6s %12.0f %12.0f %12.0f %12.0f %9s %9s\n",
-			       (nplace > 1 ? wpl[i] "." wg[i] : wg[i]), rate[i], rate[i + 1],
+			       (nplace > 1 ? wpl[i] "." wg[i] (sw < 0 ? "x" : "") : wg[i]), rate[i], rate[i + 1],
 			       rate[i + 2], rate[i + 3], lr, hr
 		}
 		if (tierk)
@@ -627,28 +681,36 @@ END {
 			places(x, xp, k, pm, pn, pvar)
 			places(xh, xhp, kh, hm, hn, hvar)
 			print ""
-			printf "%-6s %6s %7s %9s %9s\n", "place", "first", "groups", "B/A", "co B/A"
+			printf "%-6s %6s %5s %7s %9s %9s\n", "place", "first", "swap", "groups", "B/A", "co B/A"
 			for (p = 1; p <= nplace; p++)
-				printf "%-6d %6s %7d %9s %9s\n", p, toupper(pfirst[p]), pn[p],
+				printf "%-6d %6s %5s %7d %9s %9s\n", p, toupper(pfirst[p]),
+				       (pswap[p] ? "yes" : "no"), pn[p],
 				       (pn[p] ? sprintf("%.3f", exp(pm[p])) : "-"),
 				       (hn[p] ? sprintf("%.3f", exp(hm[p])) : "-")
 			np2 = 0
 			for (p = 1; p <= nplace; p++)
-				if (pn[p]) { pmm[++np2] = pm[p]; pf[np2] = pfirst[p]; pw2[np2] = pvar[p] }
-			gb_ci(pmm, np2)
-			printf "%s: %s, %d placements of %d groups, %d above 1, half-width %s\n", what,
-			       gb_fmt(gb_m, gb_h), np2, k, gb_pos,
-			       (gb_h < 0 ? "-" : sprintf("%.1f %%", 100 * (exp(gb_h) - 1)))
+				if (pn[p]) {
+					pmm[++np2] = pm[p]; pf[np2] = pfirst[p]; pw2[np2] = pvar[p]
+					ps[np2] = pswap[p] ? -1 : 1
+				}
+			kfit(pmm, ps, np2)
+			printf "%s: %s, %d placements of %d groups (%d swapped), %d above 1, half-width %s\n", what,
+			       gb_fmt(kf_m, kf_h), np2, k, kf_nsw, kf_pos,
+			       (kf_h < 0 ? "-" : sprintf("%.1f %%", 100 * (exp(kf_h) - 1)))
+			if (kf_nsw && kf_nsw < np2)
+				printf "  guest B'"'"'s place over guest A'"'"'s, whichever kernel it ran: %s\n",
+				       gb_fmt(kf_r, kf_rh)
 			# The placements'"'"' spread against what their groups'"'"'
 			# own noise gives: the rest is the place effect.
-			sb = gb_var(pmm, np2); sw = 0
+			sb = kf_var; sw = 0
 			for (j = 1; j <= np2; j++) sw += pw2[j] / np2
 			printf "  placements'"'"' spread: SD %.3f in ln, %.3f of it expected from the groups, %.3f left to the places\n",
 			       sqrt(sb), sqrt(sw), (sb > sw ? sqrt(sb - sw) : 0)
 			fa = fb = 0; adv = 0
 			for (j = 1; j <= np2; j++) {
 				if (pf[j] == "a") fa++; else if (pf[j] == "b") fb++
-				adv += (pf[j] == "b" ? pmm[j] : -pmm[j]) / np2
+				# guest b over guest a, then signed by who started first
+				adv += (pf[j] == "b" ? 1 : -1) * ps[j] * pmm[j] / np2
 			}
 			if (fa && fb)
 				printf "  the guest started first ahead by %.3f in ln (%d placements with A first, %d with B)\n",
@@ -659,11 +721,11 @@ END {
 				       gb_fmt(gb_m, gb_h), k
 			np2 = 0
 			for (p = 1; p <= nplace; p++)
-				if (hn[p]) pmm[++np2] = hm[p]
-			gb_ci(pmm, np2)
+				if (hn[p]) { pmm[++np2] = hm[p]; ps[np2] = pswap[p] ? -1 : 1 }
+			kfit(pmm, ps, np2)
 			if (np2)
 				printf "tier K co-runner beside B over beside A: %s, %d placements of %d groups, %d above 1\n",
-				       gb_fmt(gb_m, gb_h), np2, kh, gb_pos
+				       gb_fmt(kf_m, kf_h), np2, kh, kf_pos
 			else
 				print "tier K co-runner beside B over beside A: not recorded"
 		} else {

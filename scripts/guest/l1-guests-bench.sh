@@ -61,7 +61,9 @@
 # GB_TA_GROUPS groups, the guest started first going A, B, B, A, ...:
 # one pair of guests has an offset between its two places that the ABBA
 # windows do not cancel (results.rst), so the table takes its interval
-# over the placements.  Every window line notes the QEMUs' CPU time
+# over the placements; GB_TK_SWAP=1 also swaps the kernels between the
+# guests in placements 3 and 4 of every four, so that an offset of one
+# guest's place cancels too.  Every window line notes the QEMUs' CPU time
 # (cpu_a=, cpu_b=, cpu_co=; tier A's cpu_l=).
 #
 # Noise control: the harness looks at the guests' consoles once a second
@@ -104,7 +106,9 @@
 #   GB_WIN is 12 and GB_TA_GROUPS 20 unless given
 #   GB_TA_B (auto)     GB_SLICE_US (1000): kvm-pvple's slice_ext_us= at load
 #   tier K: GB_TK_A (stock)  GB_TK_B (pvple)  GB_TK_FIRST (a: the guest
-#   whose QEMU starts first)  GB_TK_PLACES (1), and tier A's GB_WIN,
+#   whose QEMU starts first)  GB_TK_PLACES (1)  GB_TK_SWAP (1 with two
+#   placements or more: the kernels swap guests in half of them), and
+#   tier A's GB_WIN,
 #   GB_TA_GROUPS, GB_TA_SETTLE, GB_TA_GUARD, GB_TA_WRITERS, GB_TA_WL,
 #   GB_TA_CLIENTS, GB_TA_HB_*
 #   (the emulated host runs 50-100 times slower than hardware)
@@ -206,6 +210,14 @@ esac
 tk_places=${GB_TK_PLACES:-1}
 case $tk_places in
 '' | *[!0-9]* | 0) echo "Bail out! GB_TK_PLACES=$tk_places: a count of 1 or more"; exit 1 ;;
+esac
+# Whether the two kernels swap guests in half the placements (1, the
+# default with two or more): guest B's place was behind guest A's in 6
+# of 8 placements of one A/A boot, whichever started first (2026-12-03).
+tk_swap=${GB_TK_SWAP:-$([ "$tk_places" -gt 1 ] && echo 1 || echo 0)}
+case $tk_swap in
+0 | 1) ;;
+*) echo "Bail out! GB_TK_SWAP=$tk_swap: 0 or 1"; exit 1 ;;
 esac
 # The lockup and stall bounds of tier K's guests, where its windows need
 # them (tier_k); none in tier A.
@@ -666,7 +678,7 @@ tk_run() {
 	else
 		kill -STOP "$qpid_a"; kill -CONT "$qpid_b"
 	fi
-	eval "tags=\"mode=\$tk_$1 guest=$1\""
+	eval "tags=\"mode=\$kern_$1 guest=$1\""
 }
 
 # ta_end TAG NAME: waits for the guest in $qpid/$log to end its
@@ -726,16 +738,19 @@ tk_mem() {
 		END { print "# tk-mem when=" w " g=l1 free=" f + 0 " huge=" h + 0 }' /proc/meminfo
 }
 
-# tk_place P FIRST: placement P of tier K: both guests booted afresh,
-# FIRST's QEMU started first, settled, GB_TA_GROUPS ABBA groups of
-# windows, then both run to their workload's end and are checked.
+# tk_place P FIRST SWAP: placement P of tier K: both guests booted
+# afresh, FIRST's QEMU started first, settled, GB_TA_GROUPS ABBA groups
+# of windows, then both run to their workload's end and are checked.
+# SWAP=1: guest a boots GB_TK_B's kernel and guest b GB_TK_A's.
 tk_place() {
 	ptag=" place=$1"
-	echo "# tk-place place=$1 first=$2"
+	echo "# tk-place place=$1 first=$2 swap=$3"
+	kern_a=$tk_a kern_b=$tk_b
+	[ "$3" = 0 ] || kern_a=$tk_b kern_b=$tk_a
 	tk_order="a b"
 	[ "$2" != b ] || tk_order="b a"
 	for g in $tk_order; do
-		eval "k=\$tk_$g"
+		eval "k=\$kern_$g"
 		log=/tmp/gb-tierk-$g.log
 		ta_guest "$log" "bzImage-$k" "lock-$g"
 		eval "qpid_$g=\$qpid"
@@ -753,8 +768,10 @@ tk_place() {
 	done
 	if [ "$prc" = 0 ]; then
 		ta_clocks a /tmp/gb-tierk-a.log b /tmp/gb-tierk-b.log
-		# The counters (ta-cnt) are guest B's, which is kvm-pvple's.
+		# The counters (ta-cnt) are those of GB_TK_B's kernel, which
+		# is kvm-pvple's.
 		qpid=$qpid_b
+		[ "$3" = 0 ] || qpid=$qpid_a
 		tk_mem "settled$pl"
 		ta_windows tk_run a b "a b"
 		tk_mem "end$pl"
@@ -774,7 +791,7 @@ tk_place() {
 # in ABBA windows; GB_TK_PLACES placements of the two, one after another.
 tier_k() {
 	name=tierk
-	tknote=" first=$tk_first places=$tk_places"
+	tknote=" first=$tk_first places=$tk_places swap=$tk_swap"
 	# A tier K guest stays stopped (SIGSTOP, so its kvm-clock runs on
 	# and QEMU never tells it it was paused) for two windows and more:
 	# the guest's soft-lockup detector, at 2 x watchdog_thresh (20 s by
@@ -797,7 +814,9 @@ tier_k() {
 	# Placement p starts GB_TK_FIRST's QEMU first when p mod 4 is 1 or
 	# 0, the other's when it is 2 or 3: ABBA over the placements, so an
 	# advantage of the guest started first (tier K's A/A boots,
-	# results.rst) cancels over each four.
+	# results.rst) cancels over each four.  With GB_TK_SWAP=1 the
+	# kernels swap guests in placements 3 and 4 of each four: each
+	# kernel has each place, and starts first, once in every four.
 	other=b
 	[ "$tk_first" != b ] || other=a
 	rc=0 tkp=0 pl=
@@ -808,7 +827,9 @@ tier_k() {
 		0 | 1) tkf=$tk_first ;;
 		*) tkf=$other ;;
 		esac
-		tk_place "$tkp" "$tkf" || rc=$?
+		tks=0
+		[ "$tk_swap" = 0 ] || tks=$((((tkp - 1) / 2) % 2))
+		tk_place "$tkp" "$tkf" "$tks" || rc=$?
 		[ "$rc" = 0 ] || break
 	done
 	L2_MEM=

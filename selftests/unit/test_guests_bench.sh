@@ -216,19 +216,22 @@ GB_DRY=1 GB_TIER=K GB_TK_FIRST=b GB_TA_GROUPS=1 GB_CPUS=0,1 sh "$l1" >"$tmp/plan
 check "tier K, GB_TK_FIRST=b: guest B's QEMU started first, and the setup line says so" \
 	sh -c "grep 'would run: .*qemu-system.*bench.ta=' '$tmp/planKF' | head -n 1 | grep -q 'lock-b.*bzImage-pvple' &&
 	       grep 'would run: .*qemu-system.*bench.ta=' '$tmp/planKF' | tail -n 1 | grep -q 'lock-a.*bzImage-stock' &&
-	       grep -q '^# ta-setup .* first=b places=1\$' '$tmp/planKF' && grep -q '^# ta-setup .* first=a places=1\$' '$tmp/planK'"
+	       grep -q '^# ta-setup .* first=b places=1 swap=0\$' '$tmp/planKF' && grep -q '^# ta-setup .* first=a places=1 swap=0\$' '$tmp/planK'"
 check "GB_TK_FIRST names neither guest: bail out, no guest" \
 	sh -c "! GB_DRY=1 GB_TIER=K GB_TK_FIRST=c GB_CPUS=0,1 sh '$l1' >'$tmp/planKC' 2>&1 &&
 	       grep -q '^Bail out! GB_TK_FIRST=c' '$tmp/planKC' && ! grep -q qemu-system '$tmp/planKC'"
 GB_DRY=1 GB_TIER=K GB_TK_PLACES=4 GB_TA_GROUPS=1 GB_CPUS=0,1 sh "$l1" >"$tmp/planKP" 2>&1
-check "tier K, GB_TK_PLACES=4: both guests booted afresh four times, A, B, B, A started first, each with its windows" \
-	sh -c "[ \"\$(sed -n 's/^# tk-place place=\([0-9]\) first=\([ab]\)\$/\1\2/p' '$tmp/planKP' | tr -d '\n')\" = 1a2b3b4a ] &&
-	       [ \"\$(sed -n 's/^# would run: .*qemu-system.*-name lock-\([ab]\),.*bench.ta=.*/\1/p' '$tmp/planKP' | tr -d '\n')\" = abbabaab ] &&
+check "tier K, GB_TK_PLACES=4: both guests booted afresh four times, A, B, B, A started first, the kernels swapped in 3 and 4, each with its windows" \
+	sh -c "[ \"\$(sed -n 's/^# tk-place place=\([0-9]\) first=\([ab]\) swap=\([01]\)\$/\1\2\3/p' '$tmp/planKP' | tr -d '\n')\" = 1a02b03b14a1 ] &&
+	       [ \"\$(sed -n 's/^# would run: .*qemu-system.*-name lock-\([ab]\),.*bzImage-\([a-z]*\) .*bench.ta=.*/\1\2/p' '$tmp/planKP' | tr -d '\n')\" = astockbpvplebpvpleastockbstockapvpleapvplebstock ] &&
 	       [ \"\$(sed -n 's/^# would run guest \([ab]\) alone.*/\1/p' '$tmp/planKP' | tr -d '\n')\" = abbaabbaabbaabba ] &&
-	       [ \$(grep -c '^ok ' '$tmp/planKP') = 1 ] && grep -q '^# ta-setup .* places=4\$' '$tmp/planKP'"
-GB_DRY=1 GB_TIER=K GB_TK_PLACES=2 GB_TK_FIRST=b GB_TA_GROUPS=1 GB_CPUS=0,1 sh "$l1" >"$tmp/planKPb" 2>&1
-check "tier K, GB_TK_PLACES=2 GB_TK_FIRST=b: B, then A started first" \
-	[ "$(sed -n 's/^# tk-place place=\([0-9]\) first=\([ab]\)$/\1\2/p' "$tmp/planKPb" | tr -d '\n')" = 1b2a ]
+	       [ \$(grep -c '^ok ' '$tmp/planKP') = 1 ] && grep -q '^# ta-setup .* places=4 swap=1\$' '$tmp/planKP'"
+GB_DRY=1 GB_TIER=K GB_TK_PLACES=4 GB_TK_SWAP=0 GB_TK_FIRST=b GB_TA_GROUPS=1 GB_CPUS=0,1 sh "$l1" >"$tmp/planKPb" 2>&1
+check "tier K, GB_TK_PLACES=4 GB_TK_SWAP=0 GB_TK_FIRST=b: B, A, A, B started first, no swap" \
+	[ "$(sed -n 's/^# tk-place place=\([0-9]\) first=\([ab]\) swap=0$/\1\2/p' "$tmp/planKPb" | tr -d '\n')" = 1b2a3a4b ]
+check "GB_TK_SWAP=2: bail out, no guest" \
+	sh -c "! GB_DRY=1 GB_TIER=K GB_TK_PLACES=4 GB_TK_SWAP=2 GB_CPUS=0,1 sh '$l1' >'$tmp/planKPs' 2>&1 &&
+	       grep -q '^Bail out! GB_TK_SWAP=2' '$tmp/planKPs' && ! grep -q qemu-system '$tmp/planKPs'"
 for bad in 0 x 2x; do
 	check "GB_TK_PLACES='$bad': bail out, no guest" \
 		sh -c "! GB_DRY=1 GB_TIER=K GB_TK_PLACES='$bad' GB_CPUS=0,1 sh '$l1' >'$tmp/planKPx' 2>&1 &&
@@ -456,7 +459,8 @@ def gen(results, tiera, expect):
     e["tiera"] = ci(logs)
     e["tierah"] = ci(hlogs)
     e["tierk"] = gen_k(tiera + "k")
-    e.update(gen_kp(tiera + "kp"))
+    e.update(gen_kp(tiera + "kp", 0))
+    e.update(gen_kp(tiera + "kps", 1, -0.06))
     json.dump(e, open(expect, "w"))
 
 # Tier K: guest a's clock is L1 - 1000, guest b's L1 - 1002.  Window i
@@ -501,22 +505,26 @@ def gen_k(path):
 # Tier K in four placements of three groups, the guests booted afresh
 # for each: A first, then B, B, A.  Each placement has its own clocks
 # (guest a's L1 - 1000 - p, b's L1 - 1002 - 3 p) and its own place
-# effect on b (PE); within a placement b runs 1.2 times a's rate, with
-# a wobble per window.  The windows note the QEMUs' CPU time: the lock
-# guest running uses 1.2 CPUs in A windows and 1.32 in B ones (B/A 1.1),
-# the co-runner 0.7 and 0.63 (B/A 0.9).  Its work is counted throughout,
-# 5000 a second, on its clock L1 - 1010 (the least of the placements').
-def gen_kp(path):
+# effect on b (PE); kernel B runs 1.2 times kernel A's rate, with a
+# wobble per window.  The windows note the QEMUs' CPU time: kernel B's
+# guest uses 1.32 CPUs, A's 1.2 (B/A 1.1), the co-runner 0.63 beside B
+# and 0.7 beside A (B/A 0.9).  Its work is counted throughout, 4500 a
+# second beside B, 5000 else, on its clock L1 - 1010 (the least of the
+# placements').  SWAP: placements 3 and 4 boot kernel B in guest a, and
+# guest b's place gets R more in ln, whichever kernel it runs.
+def gen_kp(path, swap, R=0.0):
     PE = [0.06, -0.04, 0.02, -0.08]
     first = "abba"
+    sw = [1, 1, -1, -1] if swap else [1, 1, 1, 1]
     t = ["# gb-setup tier=K cpus=2 vcpus=4 hogs=2 under=2 blocks=6 pin=1 configs=x",
-         "# ta-setup win=4 guard=1 groups=3 settle=20 writers=8 param=kernel a=stock b=pvple first=a places=4"]
-    hog = []
-    logs, plogs, pgl, i, ca, cb, cc = [], [], [], 0, 0, 0, 0
+         "# ta-setup win=4 guard=1 groups=3 settle=20 writers=8 param=kernel a=stock b=pvple first=a places=4 swap=%d" % swap]
+    logs, plogs, pgl, i, cpu, cc, bwin = [], [], [], 0, {"a": 0, "b": 0}, 0, set()
     for p in range(1, 5):
+        s = sw[p - 1]
+        kern = {"a": "stock", "b": "pvple"} if s > 0 else {"a": "pvple", "b": "stock"}
         off = {"a": 1000.0 + p, "b": 1002.0 + 3 * p}
         t0 = 1050 + 200 * (p - 1)
-        t.append("# tk-place place=%d first=%s" % (p, first[p - 1]))
+        t.append("# tk-place place=%d first=%s swap=%d" % (p, first[p - 1], s < 0))
         t.append("# ta-clock g=a offset=%.3f samples=20" % off["a"])
         t.append("# ta-clock g=b offset=%.3f samples=20" % off["b"])
         t.append("# ta-hogclock offset=%.3f samples=20" % (1010.0 + (p % 2)))
@@ -525,18 +533,20 @@ def gen_kp(path):
             for m in "abba":
                 i += 1
                 gst[i] = m
+                kb = kern[m] == "pvple"
                 rate[i] = 40000.0 * (1 + 0.03 * (i - i0)) * \
-                          (1.2 * math.exp(PE[p - 1] + 0.03 * ((7 * g + p) % 3 - 1)) if m == "b" else 1) * \
+                          (math.exp(R + s * PE[p - 1]) if m == "b" else 1) * \
+                          (1.2 * math.exp(0.03 * ((7 * g + p) % 3 - 1)) if kb else 1) * \
                           (1 + 0.01 * ((5 * i) % 7 - 3))
                 t.append("# ta-win win=%d group=%d mode=%s guest=%s place=%d l1=%.2f cpu_a=%d cpu_b=%d cpu_co=%d" %
-                         (i, g, "pvple" if m == "b" else "stock", m, p, t0 + 4 * (i - i0 - 1), ca, cb, cc))
-                if m == "a":
-                    ca += 480; cc += 280
-                else:
-                    cb += 528; cc += 252
+                         (i, g, kern[m], m, p, t0 + 4 * (i - i0 - 1), cpu["a"], cpu["b"], cc))
+                cpu[m] += 528 if kb else 480
+                cc += 252 if kb else 280
+                if kb:
+                    bwin.add((p, i - i0 - 1))
             r = [rate[i - 3], rate[i - 2], rate[i - 1], rate[i]]
-            glogs.append((math.log(r[1]) + math.log(r[2]) - math.log(r[0]) - math.log(r[3])) / 2)
-        t.append("# ta-end l1=%.2f cpu_a=%d cpu_b=%d cpu_co=%d" % (t0 + 4 * (i - i0), ca, cb, cc))
+            glogs.append(s * (math.log(r[1]) + math.log(r[2]) - math.log(r[0]) - math.log(r[3])) / 2)
+        t.append("# ta-end l1=%.2f cpu_a=%d cpu_b=%d cpu_co=%d" % (t0 + 4 * (i - i0), cpu["a"], cpu["b"], cc))
         for m in "ab":
             w = 1.0e5
             for k in range(i0 + 1, i + 1):
@@ -550,22 +560,38 @@ def gen_kp(path):
         logs += glogs
         pgl.append(glogs)
         plogs.append(statistics.mean(glogs))
-    # The co-runner: 5000 a second, 4500 in B windows (placements'
-    # windows at 1050 + 200 (p - 1) + 4 j), on its clock L1 - 1010.
+    # The co-runner: window j of placement q at L1 1050 + 200 q + 4 j.
     h = 0.0
     for u in range(30, 850):
         t.append("# ta-hog up=%d total=%d" % (u, round(h)))
         l1 = u + 1010
         j, q = (l1 - 1050) % 200 // 4, (l1 - 1050) // 200
-        h += 4500.0 if 0 <= q < 4 and j < 12 and j % 4 in (1, 2) else 5000.0
+        h += 4500.0 if (q + 1, j) in bwin else 5000.0
     # as L1's serial console writes them: CR LF
     open(path, "w").write("\r\n".join(t) + "\r\n")
-    co = math.log(0.9)
-    return {"tierkp": ci(plogs), "tierkp_pooled": ci(logs),
-            "tierkp_eff": ci([x - math.log(1.1) for x in logs]),
-            "tierkp_adv": statistics.mean([(m if f == "b" else -m) for m, f in zip(plogs, first)]),
-            "tierkp_sd": statistics.stdev(plogs),
-            "tierkp_sdw": math.sqrt(statistics.mean([statistics.variance(g) / len(g) for g in pgl]))}
+    x = "s" if swap else ""
+    e = {"tierkp_pooled" + x: ci(logs),
+         "tierkp_eff" + x: ci([v - math.log(1.1) for v in logs]),
+         "tierkp_adv" + x: statistics.mean([(1 if f == "b" else -1) * s * m
+                                            for m, f, s in zip(plogs, first, sw)]),
+         "tierkp_sdw" + x: math.sqrt(statistics.mean([statistics.variance(g) / len(g) for g in pgl]))}
+    if not swap:
+        e["tierkp"] = ci(plogs)
+        e["tierkp_sd"] = statistics.stdev(plogs)
+        return e
+    # least squares of the placements' logs on the kernel and the place
+    n = len(plogs)
+    ms, ss = statistics.mean(plogs), statistics.mean(sw)
+    sxx = sum((v - ss) ** 2 for v in sw)
+    r = sum((v - ss) * (m - ms) for v, m in zip(sw, plogs)) / sxx
+    k = ms - r * ss
+    var = sum((m - k - r * v) ** 2 for m, v in zip(plogs, sw)) / (n - 2)
+    h = t975(n - 2) * math.sqrt(var * (1 / n + ss * ss / sxx))
+    rh = t975(n - 2) * math.sqrt(var / sxx)
+    e["tierkps"] = {"g": math.exp(k), "lo": math.exp(k - h), "hi": math.exp(k + h), "n": n}
+    e["tierkps_role"] = {"g": math.exp(r), "lo": math.exp(r - rh), "hi": math.exp(r + rh), "n": n}
+    e["tierkp_sds"] = math.sqrt(var)
+    return e
 
 def near(a, b, what, bad, tol=0.0015):
     if abs(float(a) - b) > tol:
@@ -620,11 +646,14 @@ def cmp(what, table, expect):
             r = [r for r in rows if r[:1] != " " and r.split()[:2] == key.split()]
             if not r or want not in r[0]:
                 print(key + ": wanted " + want); bad.append(key)
-    elif what in ("tiera", "tierk", "tierah", "tierkp", "tierkp_pooled", "tierkp_eff"):
+    elif what in ("tiera", "tierk", "tierah", "tierkp", "tierkp_pooled", "tierkp_eff",
+                  "tierkps", "tierkps_role", "tierkp_effs"):
         x = e[what]
         label = {"tiera": "tier A pvple on/off:", "tierk": "tier K B/A pvple/stock:",
                  "tierah": "tier A co-runner beside B over beside A:",
-                 "tierkp": "tier K B/A pvple/stock:",
+                 "tierkp": "tier K B/A pvple/stock:", "tierkps": "tier K B/A pvple/stock:",
+                 "tierkps_role": "  guest B's place over guest A's, whichever kernel it ran:",
+                 "tierkp_effs": "  lock guest B/A: CPU time 1.100 [1.100, 1.100], work per CPU second",
                  "tierkp_pooled": "  groups pooled, which leaves the places out:",
                  "tierkp_eff": "  lock guest B/A: CPU time 1.100 [1.100, 1.100], work per CPU second"}[what]
         r = [r for r in rows if r.startswith(label)]
@@ -634,19 +663,20 @@ def cmp(what, table, expect):
         near(f[0], x["g"], what + " geomean", bad)
         near(f[1].strip("[,"), x["lo"], what + " low", bad)
         near(f[2].strip("],"), x["hi"], what + " high", bad)
-        if what == "tierkp_eff":
+        if what in ("tierkp_eff", "tierkp_effs", "tierkps_role"):
             pass
         elif f[3] != str(x["n"]):
             print(what + " groups " + f[3]); bad.append("n")
-    elif what == "places":
+    elif what in ("places", "placess"):
         # the placements' spread and the first-started guest's advantage
+        x = "s" if what == "placess" else ""
         r = [r for r in rows if r.startswith("  placements' spread: SD ")]
         a = [r for r in rows if r.startswith("  the guest started first ahead by ")]
         if not r or not a:
             print("no spread or advantage line"); sys.exit(1)
-        near(r[0].split()[3], e["tierkp_sd"], "SD of the placements", bad, 0.0011)
-        near(r[0].split()[6], e["tierkp_sdw"], "SD expected from the groups", bad, 0.0011)
-        near(a[0].split()[6], e["tierkp_adv"], "advantage of the first", bad, 0.0011)
+        near(r[0].split()[3], e["tierkp_sd" + x], "SD of the placements", bad, 0.0011)
+        near(r[0].split()[6], e["tierkp_sdw" + x], "SD expected from the groups", bad, 0.0011)
+        near(a[0].split()[6], e["tierkp_adv" + x], "advantage of the first", bad, 0.0011)
     sys.exit(1 if bad else 0)
 
 if sys.argv[1] == "gen":
@@ -736,16 +766,27 @@ check "tier K: each guest's memory in L1 and its huge pages, as recorded" \
 check "tier K in 4 placements: the ratio and its CI over the placements' means, each placement on its own clocks" \
 	sh -c "gbcmp() { python3 '$tmp/gb.py' cmp \$1 '$tmp/tableKP' '$tmp/expect'; }
 	       gbcmp tierkp && gbcmp tierkp_pooled &&
-	       [ \$(grep -c '^[1-4] *[AB] *3 ' '$tmp/tableKP') = 4 ]"
+	       [ \$(grep -cE '^[1-4] *[AB] *no *3 ' '$tmp/tableKP') = 4 ] &&
+	       ! grep -q 'place over guest A' '$tmp/tableKP'"
 check "tier K in placements: their spread, and the first-started guest's advantage" \
 	python3 "$tmp/gb.py" cmp places "$tmp/tableKP" "$tmp/expect"
 check "tier K: CPU time per window, the lock guest's and the co-runner's, and their work per CPU second" \
 	sh -c "python3 '$tmp/gb.py' cmp tierkp_eff '$tmp/tableKP' '$tmp/expect' &&
 	       grep -qx 'L1 CPUs used, A / B windows: lock guest 1.20 / 1.32, co-runner 0.70 / 0.63 (of 2)' '$tmp/tableKP' &&
 	       grep -q '^  co-runner B/A:  CPU time 0.900 \[0.900, 0.900\], work per CPU second 1.000 ' '$tmp/tableKP'"
-killed "placements whose groups are pooled into the interval" tierkp guests-table.sh 's/gb_ci(pmm, np2)$/gb_ci(x, k)/' "$tmp/tierakp"
+killed "placements whose groups are pooled into the interval" tierkp guests-table.sh 's/^\t\tgb_ci(m, n)$/\t\tgb_ci(x, k)/' "$tmp/tierakp"
 killed "every placement read on one clock" tierkp guests-table.sh 's/kv\["up"\] + goff\["b"\]/kv["up"] + 1005/' "$tmp/tierakp"
 killed "a placement's last window run into the next one" tierkp_eff guests-table.sh 's/return (i in wstop) ? wstop\[i\] :/return/' "$tmp/tierakp"
+# The kernels swapped between the guests in placements 3 and 4, guest
+# b's place 6 % behind: the kernels' ratio and the place, fitted.
+"$top/scripts/guest/guests-table.sh" "$tmp/tierakps" >"$tmp/tableKPS" 2>&1
+check "tier K, kernels swapped in half the placements: the kernels' ratio and guest B's place, each with its CI" \
+	sh -c "gbcmp() { python3 '$tmp/gb.py' cmp \$1 '$tmp/tableKPS' '$tmp/expect'; }
+	       gbcmp tierkps && gbcmp tierkps_role && gbcmp tierkp_effs && python3 '$tmp/gb.py' cmp placess '$tmp/tableKPS' '$tmp/expect' &&
+	       [ \$(grep -cE '^[34] *[AB] *yes *3 ' '$tmp/tableKPS') = 2 ] &&
+	       grep -q '^  co-runner B/A:  CPU time 0.900 \[0.900, 0.900\], work per CPU second 1.000 ' '$tmp/tableKPS'"
+killed "swapped placements read as they stand" tierkps guests-table.sh 's/sw = pswap\[wpl\[i\]\] ? -1 : 1/sw = 1/' "$tmp/tierakps"
+killed "the place fitted but left in the placements' spread" tierkps guests-table.sh 's/e = m\[j\] - kf_m - kf_r \* sg\[j\]/e = m[j] - kf_m/' "$tmp/tierakps"
 check "tier K in one placement: the table says what its interval leaves out" \
 	sh -c "grep -q '^  one placement: the interval leaves out' '$tmp/tableK' &&
 	       ! grep -q 'one placement' '$tmp/tableKP' '$tmp/tableA'"
@@ -846,7 +887,7 @@ check "tier A on slice_ext_us: labelled, paired, the slice counters per arm" \
 	       grep -Eq '^  requests +12\.5 / +12\.5' '$tmp/tableS' &&
 	       grep -q 'target ran before the next exit, A windows: 12 of 48 (25.0 %)' '$tmp/tableS' &&
 	       grep -q 'target ran before the next exit, B windows: 36 of 48 (75.0 %)' '$tmp/tableS'"
-mutant guests-table.sh 's/arm = ((i - 1) % 4 == 0 || (i - 1) % 4 == 3) ? "A" : "B"/arm = (i % 2) ? "A" : "B"/' "$tmp/tieraS"
+mutant guests-table.sh 's/r = ((i - 1) % 4 == 0 || (i - 1) % 4 == 3) ? "A" : "B"/r = (i % 2) ? "A" : "B"/' "$tmp/tieraS"
 check "the check fails on slice counters given to the wrong arm" \
 	sh -c "! grep -Eq '^  desched_cs +10\.0 / +2\.0' '$tmp/table.broken'"
 
