@@ -702,10 +702,10 @@ END {
 				       gb_fmt(kf_r, kf_rh)
 			# The placements'"'"' spread against what their groups'"'"'
 			# own noise gives: the rest is the place effect.
-			sb = kf_var; sw = 0
-			for (j = 1; j <= np2; j++) sw += pw2[j] / np2
+			sb = kf_var; swv = 0
+			for (j = 1; j <= np2; j++) swv += pw2[j] / np2
 			printf "  placements'"'"' spread: SD %.3f in ln, %.3f of it expected from the groups, %.3f left to the places\n",
-			       sqrt(sb), sqrt(sw), (sb > sw ? sqrt(sb - sw) : 0)
+			       sqrt(sb), sqrt(swv), (sb > swv ? sqrt(sb - swv) : 0)
 			fa = fb = 0; adv = 0
 			for (j = 1; j <= np2; j++) {
 				if (pf[j] == "a") fa++; else if (pf[j] == "b") fb++
