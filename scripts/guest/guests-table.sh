@@ -279,6 +279,8 @@ function cpu_summary(    i, j, g, nx, dt, n1, n2, n3, n4, ca, cb, ha, hb, na, nb
 	}
 	printf "L1 CPUs used, A / B windows: lock guest %.2f / %.2f, co-runner %.2f / %.2f (of %d)\n",
 	       ca / na, cb / nb, ha / na, hb / nb, C
+	if (nplace > 1)
+		print "  (below: the groups pooled, which leaves the placements'"'"' spread out)"
 	gb_ci(y1, n1); printf "  lock guest B/A: CPU time %s", (n1 ? gb_fmt(gb_m, gb_h) : "-")
 	gb_ci(y2, n2); printf ", work per CPU second %s\n", (n2 ? gb_fmt(gb_m, gb_h) : "-")
 	gb_ci(y3, n3); printf "  co-runner B/A:  CPU time %s", (n3 ? gb_fmt(gb_m, gb_h) : "-")
@@ -329,7 +331,7 @@ $2 == "ta-setup" {
 }
 $2 == "ta-clock" {
 	kvs(3)
-	if ("g" in kv) goff[kv["g"]] = kv["offset"] + 0; else offset = kv["offset"] + 0
+	if ("g" in kv) goff[kv["g"]] = hgoff[kv["g"]] = kv["offset"] + 0; else offset = kv["offset"] + 0
 	next
 }
 # The co-runner runs through all of tier K'"'"'s placements: the least of
@@ -356,8 +358,11 @@ $2 == "ta-end" {
 	for (k in kv) if (k ~ /^cpu_/) wcpu["x" nwin, k] = kv[k] + 0
 	next
 }
+# A placement'"'"'s clocks are its own: one whose guests never settled has
+# none, and its progress lines are not read on the last one'"'"'s.
 $2 == "tk-place" {
 	kvs(3); pfirst[kv["place"] + 0] = kv["first"]; pswap[kv["place"] + 0] = kv["swap"] + 0
+	delete goff
 	next
 }
 $2 == "tk-mem" {
@@ -382,6 +387,8 @@ $2 == "ta-progress" {
 	kvs(3)
 	# Tier K: on L1'"'"'s clock at once, with this placement'"'"'s offset (its
 	# ta-clock came before its windows, these lines after them).
+	if ((kv["g"] == "a" || kv["g"] == "b") && !(kv["g"] in goff))
+		next
 	if (kv["g"] == "a") { npa++; pua[npa] = kv["up"] + goff["a"]; pwa[npa] = kv["writes"] + 0 }
 	else if (kv["g"] == "b") { npb++; pub[npb] = kv["up"] + goff["b"]; pwb[npb] = kv["writes"] + 0 }
 	else { np++; pu[np] = kv["up"] + 0; pw[np] = kv["writes"] + 0 }
@@ -612,7 +619,7 @@ END {
 			if (nplace > 1)
 				printf "%d placements, the guests booted afresh for each (group p.g: placement p)\n", nplace
 			printf "%s: rates in %s from the lines inside each window less its first %g s (clocks = L1 - %.3f / %.3f s%s)\n",
-			       tawl, taunit, guard, goff["a"], goff["b"], (nplace > 1 ? ", the last placement'"'"'s" : "")
+			       tawl, taunit, guard, hgoff["a"], hgoff["b"], (nplace > 1 ? ", the last placement'"'"'s" : "")
 		} else {
 			printf "tier A: kvm-pvple %s=%s (B) against %s=%s (A) in one boot, ABBA windows;\n",
 			       taparam, bmode, taparam, amode
@@ -704,8 +711,11 @@ END {
 			# own noise gives: the rest is the place effect.
 			sb = kf_var; swv = 0
 			for (j = 1; j <= np2; j++) swv += pw2[j] / np2
-			printf "  placements'"'"' spread: SD %.3f in ln, %.3f of it expected from the groups, %.3f left to the places\n",
-			       sqrt(sb), sqrt(swv), (sb > swv ? sqrt(sb - swv) : 0)
+			if (kf_h < 0)
+				print "  placements'"'"' spread: - (too few placements)"
+			else
+				printf "  placements'"'"' spread: SD %.3f in ln, %.3f of it expected from the groups, %.3f left to the places\n",
+				       sqrt(sb), sqrt(swv), (sb > swv ? sqrt(sb - swv) : 0)
 			fa = fb = 0; adv = 0
 			for (j = 1; j <= np2; j++) {
 				if (pf[j] == "a") fa++; else if (pf[j] == "b") fb++

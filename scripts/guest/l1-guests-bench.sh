@@ -58,7 +58,8 @@
 # progress lines its guest printed inside it (guests-table.sh).  The
 # lines read "# ta-... g=a|b".  GB_TK_PLACES=P boots the two guests P
 # times in the L1 boot ("placements", "# tk-place"), each time for
-# GB_TA_GROUPS groups, the guest started first going A, B, B, A, ...:
+# GB_TA_GROUPS groups, the guest started first going GB_TK_FIRST's, the
+# other's, the other's, GB_TK_FIRST's, ...:
 # one pair of guests has an offset between its two places that the ABBA
 # windows do not cancel (results.rst), so the table takes its interval
 # over the placements; GB_TK_SWAP=1 also swaps the kernels between the
@@ -106,9 +107,9 @@
 #   GB_WIN is 12 and GB_TA_GROUPS 20 unless given
 #   GB_TA_B (auto)     GB_SLICE_US (1000): kvm-pvple's slice_ext_us= at load
 #   tier K: GB_TK_A (stock)  GB_TK_B (pvple)  GB_TK_FIRST (a: the guest
-#   whose QEMU starts first)  GB_TK_PLACES (1)  GB_TK_SWAP (1 with two
-#   placements or more: the kernels swap guests in half of them), and
-#   tier A's GB_WIN,
+#   whose QEMU starts first)  GB_TK_PLACES (1)  GB_TK_SWAP (1 when the
+#   placements come in fours: the kernels swap guests in placements 3
+#   and 4 of each four), and tier A's GB_WIN,
 #   GB_TA_GROUPS, GB_TA_SETTLE, GB_TA_GUARD, GB_TA_WRITERS, GB_TA_WL,
 #   GB_TA_CLIENTS, GB_TA_HB_*
 #   (the emulated host runs 50-100 times slower than hardware)
@@ -209,16 +210,21 @@ esac
 # one L1 boot, each time for GB_TA_GROUPS groups.
 tk_places=${GB_TK_PLACES:-1}
 case $tk_places in
-'' | *[!0-9]* | 0) echo "Bail out! GB_TK_PLACES=$tk_places: a count of 1 or more"; exit 1 ;;
+'' | *[!0-9]* | 0*) echo "Bail out! GB_TK_PLACES=$tk_places: a count of 1 or more"; exit 1 ;;
 esac
-# Whether the two kernels swap guests in half the placements (1, the
-# default with two or more): guest B's place was behind guest A's in 6
-# of 8 placements of one A/A boot, whichever started first (2026-12-03).
-tk_swap=${GB_TK_SWAP:-$([ "$tk_places" -gt 1 ] && echo 1 || echo 0)}
+# Whether the two kernels swap guests in placements 3 and 4 of every
+# four (1, the default when the placements come in fours): guest B's
+# place was behind guest A's in 6 of 8 placements of one A/A boot,
+# whichever started first (2026-12-03).
+tk_swap=${GB_TK_SWAP:-$([ $((tk_places % 4)) = 0 ] && echo 1 || echo 0)}
 case $tk_swap in
 0 | 1) ;;
 *) echo "Bail out! GB_TK_SWAP=$tk_swap: 0 or 1"; exit 1 ;;
 esac
+if [ "$tk_swap" = 1 ] && [ $((tk_places % 4)) != 0 ]; then
+	echo "Bail out! GB_TK_SWAP=1 wants GB_TK_PLACES in fours, not $tk_places"
+	exit 1
+fi
 # The lockup and stall bounds of tier K's guests, where its windows need
 # them (tier_k); none in tier A.
 tk_wd=
@@ -491,7 +497,7 @@ check_guest() {
 	echo "# $1: the end of its console:"
 	tail -n 15 "$log" | sed "s/^/# $1: /"
 	if ! grep -q '^L2-BEGIN' "$log" &&
-	   ! grep -Eq 'BUG:|WARNING:|Oops|Kernel panic|stall|lockup' "$log"; then
+	   ! grep -Eq 'BUG:|WARNING:|Oops|Kernel panic|detected (expedited )?stall|soft lockup|hard LOCKUP' "$log"; then
 		return 2
 	fi
 	return 1
@@ -782,7 +788,8 @@ tk_place() {
 		eval "qpid=\$qpid_$g"
 		[ "$prc" = 0 ] || kill -9 "$qpid" 2>/dev/null
 		ta_end "$g" "tierk-$g"
-		check_guest "tierk-$g" 1 || prc=$?
+		# A failure (1) stands over a stop in the emulator (2).
+		check_guest "tierk-$g" 1 || { r=$?; [ "$prc" = 1 ] || prc=$r; }
 	done
 	return "$prc"
 }
@@ -815,8 +822,9 @@ tier_k() {
 	# 0, the other's when it is 2 or 3: ABBA over the placements, so an
 	# advantage of the guest started first (tier K's A/A boots,
 	# results.rst) cancels over each four.  With GB_TK_SWAP=1 the
-	# kernels swap guests in placements 3 and 4 of each four: each
-	# kernel has each place, and starts first, once in every four.
+	# kernels swap guests in placements 3 and 4 of each four: every
+	# pairing of a kernel's place and the guest started first comes
+	# once in every four.
 	other=b
 	[ "$tk_first" != b ] || other=a
 	rc=0 tkp=0 pl=

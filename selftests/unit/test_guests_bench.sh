@@ -229,10 +229,15 @@ check "tier K, GB_TK_PLACES=4: both guests booted afresh four times, A, B, B, A 
 GB_DRY=1 GB_TIER=K GB_TK_PLACES=4 GB_TK_SWAP=0 GB_TK_FIRST=b GB_TA_GROUPS=1 GB_CPUS=0,1 sh "$l1" >"$tmp/planKPb" 2>&1
 check "tier K, GB_TK_PLACES=4 GB_TK_SWAP=0 GB_TK_FIRST=b: B, A, A, B started first, no swap" \
 	[ "$(sed -n 's/^# tk-place place=\([0-9]\) first=\([ab]\) swap=0$/\1\2/p' "$tmp/planKPb" | tr -d '\n')" = 1b2a3a4b ]
+GB_DRY=1 GB_TIER=K GB_TK_PLACES=2 GB_TA_GROUPS=1 GB_CPUS=0,1 sh "$l1" >"$tmp/planKP2" 2>&1
+check "tier K, two placements: no swap unless they come in fours" \
+	sh -c "grep -q '^# ta-setup .* places=2 swap=0\$' '$tmp/planKP2' &&
+	       ! GB_DRY=1 GB_TIER=K GB_TK_PLACES=6 GB_TK_SWAP=1 GB_CPUS=0,1 sh '$l1' >'$tmp/planKP6' 2>&1 &&
+	       grep -q '^Bail out! GB_TK_SWAP=1 wants GB_TK_PLACES in fours' '$tmp/planKP6' && ! grep -q qemu-system '$tmp/planKP6'"
 check "GB_TK_SWAP=2: bail out, no guest" \
 	sh -c "! GB_DRY=1 GB_TIER=K GB_TK_PLACES=4 GB_TK_SWAP=2 GB_CPUS=0,1 sh '$l1' >'$tmp/planKPs' 2>&1 &&
 	       grep -q '^Bail out! GB_TK_SWAP=2' '$tmp/planKPs' && ! grep -q qemu-system '$tmp/planKPs'"
-for bad in 0 x 2x; do
+for bad in 0 00 x 2x; do
 	check "GB_TK_PLACES='$bad': bail out, no guest" \
 		sh -c "! GB_DRY=1 GB_TIER=K GB_TK_PLACES='$bad' GB_CPUS=0,1 sh '$l1' >'$tmp/planKPx' 2>&1 &&
 		       grep -q '^Bail out! GB_TK_PLACES=' '$tmp/planKPx' && ! grep -q qemu-system '$tmp/planKPx'"
@@ -253,6 +258,17 @@ else
 	echo "ok $n guests-bench: ticks under busybox sh # SKIP busybox is not installed"
 fi
 check "ticks: the same under sh" ticks_of sh
+# A guest that stopped in the emulator before /init is a skip (2), also
+# with tier K's stall timeout on its command line; a stall report is a
+# failure (1).
+guest_stopped() {
+	sed -n '/^check_guest() {$/,/^}$/p' "$l1" >"$tmp/cg.sh"
+	echo 'log=$1; check_guest x 1 >/dev/null; echo $?' >>"$tmp/cg.sh"
+	printf '[    0.0] Command line: console=ttyS0 rcupdate.rcu_cpu_stall_timeout=48\n[    0.4] RCU CPU stall warnings timeout set to 48\n' >"$tmp/cg1.log"
+	{ cat "$tmp/cg1.log"; echo "[   40.1] rcu: INFO: rcu_sched detected stalls on CPUs/tasks:"; } >"$tmp/cg2.log"
+	[ "$(sh "$tmp/cg.sh" "$tmp/cg1.log")$(sh "$tmp/cg.sh" "$tmp/cg2.log")" = 21 ]
+}
+check "check_guest: stopped before /init is a skip, also with the stall timeout set; a stall report fails" guest_stopped
 GB_DRY=1 GB_TIER=K GB_TK_B=stock GB_TA_GROUPS=1 GB_CPUS=0,1 sh "$l1" >"$tmp/planKK" 2>&1
 check "tier K, GB_TK_B=stock: the A/A boot, two stock guests" \
 	[ "$(grep -c 'would run: .*qemu-system.*bzImage-stock.*bench.ta=' "$tmp/planKK")" = 2 ]
@@ -459,8 +475,9 @@ def gen(results, tiera, expect):
     e["tiera"] = ci(logs)
     e["tierah"] = ci(hlogs)
     e["tierk"] = gen_k(tiera + "k")
-    e.update(gen_kp(tiera + "kp", 0))
-    e.update(gen_kp(tiera + "kps", 1, -0.06))
+    e.update(gen_kp(tiera + "kp", [1, 1, 1, 1], ""))
+    e.update(gen_kp(tiera + "kps", [1, 1, -1, -1], "s", -0.06))
+    e.update(gen_kp(tiera + "kpu", [1, -1, 1, 1], "u", -0.06))
     json.dump(e, open(expect, "w"))
 
 # Tier K: guest a's clock is L1 - 1000, guest b's L1 - 1002.  Window i
@@ -510,12 +527,13 @@ def gen_k(path):
 # guest uses 1.32 CPUs, A's 1.2 (B/A 1.1), the co-runner 0.63 beside B
 # and 0.7 beside A (B/A 0.9).  Its work is counted throughout, 4500 a
 # second beside B, 5000 else, on its clock L1 - 1010 (the least of the
-# placements').  SWAP: placements 3 and 4 boot kernel B in guest a, and
-# guest b's place gets R more in ln, whichever kernel it runs.
-def gen_kp(path, swap, R=0.0):
+# placements', the second).  SW: -1 where a placement boots kernel B in
+# guest a ("x": the expectations' suffix), and guest b's place gets R
+# more in ln, whichever kernel it runs.
+def gen_kp(path, sw, x, R=0.0):
     PE = [0.06, -0.04, 0.02, -0.08]
     first = "abba"
-    sw = [1, 1, -1, -1] if swap else [1, 1, 1, 1]
+    swap = -1 in sw
     t = ["# gb-setup tier=K cpus=2 vcpus=4 hogs=2 under=2 blocks=6 pin=1 configs=x",
          "# ta-setup win=4 guard=1 groups=3 settle=20 writers=8 param=kernel a=stock b=pvple first=a places=4 swap=%d" % swap]
     logs, plogs, pgl, i, cpu, cc, bwin = [], [], [], 0, {"a": 0, "b": 0}, 0, set()
@@ -524,10 +542,11 @@ def gen_kp(path, swap, R=0.0):
         kern = {"a": "stock", "b": "pvple"} if s > 0 else {"a": "pvple", "b": "stock"}
         off = {"a": 1000.0 + p, "b": 1002.0 + 3 * p}
         t0 = 1050 + 200 * (p - 1)
-        t.append("# tk-place place=%d first=%s swap=%d" % (p, first[p - 1], s < 0))
+        # first= last on the line, which ends in CR LF below
+        t.append("# tk-place place=%d swap=%d first=%s" % (p, s < 0, first[p - 1]))
         t.append("# ta-clock g=a offset=%.3f samples=20" % off["a"])
         t.append("# ta-clock g=b offset=%.3f samples=20" % off["b"])
-        t.append("# ta-hogclock offset=%.3f samples=20" % (1010.0 + (p % 2)))
+        t.append("# ta-hogclock offset=%.3f samples=20" % [1011.0, 1010.0, 1012.0, 1010.5][p - 1])
         rate, gst, glogs, i0 = {}, {}, [], i
         for g in range(1, 4):
             for m in "abba":
@@ -569,7 +588,6 @@ def gen_kp(path, swap, R=0.0):
         h += 4500.0 if (q + 1, j) in bwin else 5000.0
     # as L1's serial console writes them: CR LF
     open(path, "w").write("\r\n".join(t) + "\r\n")
-    x = "s" if swap else ""
     e = {"tierkp_pooled" + x: ci(logs),
          "tierkp_eff" + x: ci([v - math.log(1.1) for v in logs]),
          "tierkp_adv" + x: statistics.mean([(1 if f == "b" else -1) * s * m
@@ -579,18 +597,22 @@ def gen_kp(path, swap, R=0.0):
         e["tierkp"] = ci(plogs)
         e["tierkp_sd"] = statistics.stdev(plogs)
         return e
-    # least squares of the placements' logs on the kernel and the place
+    # least squares of the placements' logs on [1, S]: the normal
+    # equations solved with the 2 x 2 inverse of X'X, whose diagonal times
+    # the residual variance is each estimate's variance
     n = len(plogs)
-    ms, ss = statistics.mean(plogs), statistics.mean(sw)
-    sxx = sum((v - ss) ** 2 for v in sw)
-    r = sum((v - ss) * (m - ms) for v, m in zip(sw, plogs)) / sxx
-    k = ms - r * ss
+    a, b, d = n, sum(sw), sum(v * v for v in sw)
+    det = a * d - b * b
+    inv = [[d / det, -b / det], [-b / det, a / det]]
+    xty = [sum(plogs), sum(v * m for v, m in zip(sw, plogs))]
+    k = inv[0][0] * xty[0] + inv[0][1] * xty[1]
+    r = inv[1][0] * xty[0] + inv[1][1] * xty[1]
     var = sum((m - k - r * v) ** 2 for m, v in zip(plogs, sw)) / (n - 2)
-    h = t975(n - 2) * math.sqrt(var * (1 / n + ss * ss / sxx))
-    rh = t975(n - 2) * math.sqrt(var / sxx)
-    e["tierkps"] = {"g": math.exp(k), "lo": math.exp(k - h), "hi": math.exp(k + h), "n": n}
-    e["tierkps_role"] = {"g": math.exp(r), "lo": math.exp(r - rh), "hi": math.exp(r + rh), "n": n}
-    e["tierkp_sds"] = math.sqrt(var)
+    h = t975(n - 2) * math.sqrt(var * inv[0][0])
+    rh = t975(n - 2) * math.sqrt(var * inv[1][1])
+    e["tierkp" + x] = {"g": math.exp(k), "lo": math.exp(k - h), "hi": math.exp(k + h), "n": n}
+    e["tierkp%s_role" % x] = {"g": math.exp(r), "lo": math.exp(r - rh), "hi": math.exp(r + rh), "n": n}
+    e["tierkp_sd" + x] = math.sqrt(var)
     return e
 
 def near(a, b, what, bad, tol=0.0015):
@@ -647,12 +669,14 @@ def cmp(what, table, expect):
             if not r or want not in r[0]:
                 print(key + ": wanted " + want); bad.append(key)
     elif what in ("tiera", "tierk", "tierah", "tierkp", "tierkp_pooled", "tierkp_eff",
-                  "tierkps", "tierkps_role", "tierkp_effs"):
+                  "tierkps", "tierkps_role", "tierkp_effs", "tierkpu", "tierkpu_role"):
         x = e[what]
         label = {"tiera": "tier A pvple on/off:", "tierk": "tier K B/A pvple/stock:",
                  "tierah": "tier A co-runner beside B over beside A:",
                  "tierkp": "tier K B/A pvple/stock:", "tierkps": "tier K B/A pvple/stock:",
+                 "tierkpu": "tier K B/A pvple/stock:",
                  "tierkps_role": "  guest B's place over guest A's, whichever kernel it ran:",
+                 "tierkpu_role": "  guest B's place over guest A's, whichever kernel it ran:",
                  "tierkp_effs": "  lock guest B/A: CPU time 1.100 [1.100, 1.100], work per CPU second",
                  "tierkp_pooled": "  groups pooled, which leaves the places out:",
                  "tierkp_eff": "  lock guest B/A: CPU time 1.100 [1.100, 1.100], work per CPU second"}[what]
@@ -663,7 +687,7 @@ def cmp(what, table, expect):
         near(f[0], x["g"], what + " geomean", bad)
         near(f[1].strip("[,"), x["lo"], what + " low", bad)
         near(f[2].strip("],"), x["hi"], what + " high", bad)
-        if what in ("tierkp_eff", "tierkp_effs", "tierkps_role"):
+        if what in ("tierkp_eff", "tierkp_effs", "tierkps_role", "tierkpu_role"):
             pass
         elif f[3] != str(x["n"]):
             print(what + " groups " + f[3]); bad.append("n")
@@ -767,7 +791,18 @@ check "tier K in 4 placements: the ratio and its CI over the placements' means, 
 	sh -c "gbcmp() { python3 '$tmp/gb.py' cmp \$1 '$tmp/tableKP' '$tmp/expect'; }
 	       gbcmp tierkp && gbcmp tierkp_pooled &&
 	       [ \$(grep -cE '^[1-4] *[AB] *no *3 ' '$tmp/tableKP') = 4 ] &&
-	       ! grep -q 'place over guest A' '$tmp/tableKP'"
+	       ! grep -q 'place over guest A' '$tmp/tableKP' &&
+	       grep -q '^tier K co-runner beside B over beside A: 0.900 \[0.900, 0.900\], 4 placements of 12 groups' '$tmp/tableKP' &&
+	       grep -q 'its clock = L1 - 1010.000 s' '$tmp/tableKP'"
+# A fifth placement whose guests never settled: no clock, no windows,
+# a guest's progress lines, which on placement 4's clock (L1 - 1004)
+# would fall in placement 1's fourth window; the four are read as they
+# were.
+{ cat "$tmp/tierakp"; echo "# tk-place place=5 swap=0 first=a"
+  for u in 59.2 60.2 61.0; do echo "# ta-progress g=a up=$u writes=${u%.*}000000"; done; } >"$tmp/tierakp5"
+"$top/scripts/guest/guests-table.sh" "$tmp/tierakp5" >"$tmp/tableKP5" 2>&1
+check "tier K: a placement that never settled leaves the others as they were" \
+	python3 "$tmp/gb.py" cmp tierkp "$tmp/tableKP5" "$tmp/expect"
 check "tier K in placements: their spread, and the first-started guest's advantage" \
 	python3 "$tmp/gb.py" cmp places "$tmp/tableKP" "$tmp/expect"
 check "tier K: CPU time per window, the lock guest's and the co-runner's, and their work per CPU second" \
@@ -784,7 +819,14 @@ check "tier K, kernels swapped in half the placements: the kernels' ratio and gu
 	sh -c "gbcmp() { python3 '$tmp/gb.py' cmp \$1 '$tmp/tableKPS' '$tmp/expect'; }
 	       gbcmp tierkps && gbcmp tierkps_role && gbcmp tierkp_effs && python3 '$tmp/gb.py' cmp placess '$tmp/tableKPS' '$tmp/expect' &&
 	       [ \$(grep -cE '^[34] *[AB] *yes *3 ' '$tmp/tableKPS') = 2 ] &&
-	       grep -q '^  co-runner B/A:  CPU time 0.900 \[0.900, 0.900\], work per CPU second 1.000 ' '$tmp/tableKPS'"
+	       grep -q '^  co-runner B/A:  CPU time 0.900 \[0.900, 0.900\], work per CPU second 1.000 ' '$tmp/tableKPS' &&
+	       grep -qx 'L1 CPUs used, A / B windows: lock guest 1.20 / 1.32, co-runner 0.70 / 0.63 (of 2)' '$tmp/tableKPS' &&
+	       grep -q '^tier K co-runner beside B over beside A: 0.900 \[0.900, 0.900\], 4 placements of 12 groups' '$tmp/tableKPS'"
+"$top/scripts/guest/guests-table.sh" "$tmp/tierakpu" >"$tmp/tableKPU" 2>&1
+check "tier K, one placement of four swapped: the same fit, unbalanced" \
+	sh -c "python3 '$tmp/gb.py' cmp tierkpu '$tmp/tableKPU' '$tmp/expect' &&
+	       python3 '$tmp/gb.py' cmp tierkpu_role '$tmp/tableKPU' '$tmp/expect'"
+killed "an unbalanced fit without the mean of the signs" tierkpu guests-table.sh 's|sqrt(kf_var \* (1 / n + ss \* ss / sxx))|sqrt(kf_var / n)|' "$tmp/tierakpu"
 killed "swapped placements read as they stand" tierkps guests-table.sh 's/sw = pswap\[wpl\[i\]\] ? -1 : 1/sw = 1/' "$tmp/tierakps"
 killed "the place fitted but left in the placements' spread" tierkps guests-table.sh 's/e = m\[j\] - kf_m - kf_r \* sg\[j\]/e = m[j] - kf_m/' "$tmp/tierakps"
 check "tier K in one placement: the table says what its interval leaves out" \
