@@ -272,10 +272,10 @@ function cpu_summary(    i, j, g, nx, dt, n1, n2, n3, n4, ca, cb, ha, hb, na, nb
 	for (j = 1; j <= ng; j++) {
 		i = gi[j]
 		g = pswap[wpl[i]] ? -1 : 1
-		if (lc[i] > 0 && lc[i + 1] > 0 && lc[i + 2] > 0 && lc[i + 3] > 0) y1[++n1] = g * abba(lc, i)
-		if (le[i] > 0 && le[i + 1] > 0 && le[i + 2] > 0 && le[i + 3] > 0) y2[++n2] = g * abba(le, i)
-		if (hc[i] > 0 && hc[i + 1] > 0 && hc[i + 2] > 0 && hc[i + 3] > 0) y3[++n3] = g * abba(hc, i)
-		if (he[i] > 0 && he[i + 1] > 0 && he[i + 2] > 0 && he[i + 3] > 0) y4[++n4] = g * abba(he, i)
+		if (pos4(lc, i)) y1[++n1] = g * abba(lc, i)
+		if (pos4(le, i)) y2[++n2] = g * abba(le, i)
+		if (pos4(hc, i)) y3[++n3] = g * abba(hc, i)
+		if (pos4(he, i)) y4[++n4] = g * abba(he, i)
 	}
 	printf "L1 CPUs used, A / B windows: lock guest %.2f / %.2f, co-runner %.2f / %.2f (of %d)\n",
 	       ca / na, cb / nb, ha / na, hb / nb, C
@@ -285,6 +285,10 @@ function cpu_summary(    i, j, g, nx, dt, n1, n2, n3, n4, ca, cb, ha, hb, na, nb
 	gb_ci(y2, n2); printf ", work per CPU second %s\n", (n2 ? gb_fmt(gb_m, gb_h) : "-")
 	gb_ci(y3, n3); printf "  co-runner B/A:  CPU time %s", (n3 ? gb_fmt(gb_m, gb_h) : "-")
 	gb_ci(y4, n4); printf ", work per CPU second %s\n", (n4 ? gb_fmt(gb_m, gb_h) : "-")
+}
+# pos4(R, I): whether the four windows of the group at I all have a rate.
+function pos4(r, i) {
+	return r[i] > 0 && r[i + 1] > 0 && r[i + 2] > 0 && r[i + 3] > 0
 }
 # abba(R, I): the ABBA group at window I as a log ratio, B over A.
 function abba(r, i) {
@@ -654,14 +658,14 @@ END {
 				      wgst[i + 2] != "b" || wgst[i + 3] != "a"))
 				continue
 			gi[++ng] = i
-			ok = rate[i] > 0 && rate[i + 1] > 0 && rate[i + 2] > 0 && rate[i + 3] > 0
+			ok = pos4(rate, i)
 			lr = "-"
 			if (ok) {
 				x[++k] = sw * abba(rate, i)
 				xp[k] = wpl[i]
 				lr = sprintf("%.3f", exp(x[k]))
 			}
-			ok = hrate[i] > 0 && hrate[i + 1] > 0 && hrate[i + 2] > 0 && hrate[i + 3] > 0
+			ok = pos4(hrate, i)
 			hr = "-"
 			if (ok) {
 				xh[++kh] = sw * abba(hrate, i)
