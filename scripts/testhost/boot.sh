@@ -106,4 +106,5 @@ if [ -s "$out/reset.txt" ]; then
 fi
 
 set +e
-"$PVPLE_TOP/scripts/testhost/classify.sh" "$out/console.log" "$out/results.tap"
+"$PVPLE_TOP/scripts/testhost/classify.sh" "$out/console.log" "$out/results.tap" \
+	"$(($(date +%s) - start))"

@@ -19,12 +19,12 @@ PVPLE-END rc=0'
 clean_console='[    1.0] Linux version 6.12
 [    2.0] pvple: heartbeat'
 
-# case NAME WANT_RC WANT_COUNTS CONSOLE RESULTS
+# case NAME WANT_RC WANT_COUNTS CONSOLE RESULTS [WALL_SECS]
 case_() {
 	local name=$1 want_rc=$2 want_counts=$3 rc counts
 	printf '%s\n' "$4" >"$tmp/console.log"
 	printf '%s\n' "$5" >"$tmp/results.tap"
-	"$classify" "$tmp/console.log" "$tmp/results.tap" >"$tmp/out" 2>&1
+	"$classify" "$tmp/console.log" "$tmp/results.tap" ${6:+"$6"} >"$tmp/out" 2>&1
 	rc=$?
 	counts=$(sed -n 's/^pvple-counts: //p' "$tmp/out")
 	n=$((n + 1))
@@ -39,7 +39,7 @@ case_() {
 }
 
 echo "TAP version 13"
-echo "1..9"
+echo "1..17"
 case_ "clean run" 0 "2 0 1" "$clean_console" "$clean_results"
 case_ "a failing case" 1 "1 1 1" "$clean_console" \
 	"${clean_results/ok 2 pvple.b/not ok 2 pvple.b}"
@@ -78,4 +78,41 @@ PVPLE-TEST hooks
 ok 1 pvple.a
 PVPLE-TIMEOUT hooks 600s
 PVPLE-EXIT hooks 137"
+
+# The CI boot of 2026-12-03 (check-debug): the emulator's TSC leapt
+# 24654 s during the fuzz test, 326 s into the boot on the host's clock.
+jump_console="$clean_console
+[  224.1] clocksource: Long readout interval, skipping watchdog check: cs_nsec: 1453522978 wd_nsec: 1453514730
+[24914.198810] watchdog: BUG: soft lockup - CPU#0 stuck for 22962s! [pvple_fuzz_test:341]
+[24914.271389] watchdog: BUG: soft lockup - CPU#1 stuck for 22962s! [kworker/1:2:35]"
+jump_results="PVPLE-BEGIN plan=check
+PVPLE-TEST fuzz
+TAP version 13
+1..1
+# hostile_guest: Test terminated by timeout
+not ok 1 fuzz.hostile_guest
+PVPLE-EXIT fuzz 1
+PVPLE-END rc=0"
+case_ "a clock jump explains soft lockups and a time-out: retryable" 2 "0 2 0" \
+	"$jump_console" "$jump_results" 326
+case_ "the same boot, wall clock unknown, fails" 1 "0 2 0" \
+	"$jump_console" "$jump_results"
+case_ "soft lockups within the wall clock fail" 1 "0 2 0" \
+	"$jump_console" "$jump_results" 24900
+case_ "a clock jump does not excuse a WARNING" 1 "0 2 0" \
+	"$jump_console
+[24914.3] WARNING: CPU: 0 PID: 341 at kvm-pvple/park.c:10 x+0x1/0x2" "$jump_results" 326
+case_ "a clock jump does not excuse an oops" 1 "0 2 0" \
+	"$jump_console
+[24914.3] BUG: kernel NULL pointer dereference, address: 0000000000000008" \
+	"$jump_results" 326
+case_ "a green boot whose clock jumped is retried" 2 "2 0 1" \
+	"$clean_console
+[  900.0] pvple: heartbeat" "$clean_results" 100
+case_ "a log 30 s past the wall clock is no jump" 0 "2 0 1" \
+	"$clean_console
+[  130.9] pvple: heartbeat" "$clean_results" 100
+case_ "a log 31 s past the wall clock is a jump" 2 "2 0 1" \
+	"$clean_console
+[  131.0] pvple: heartbeat" "$clean_results" 100
 [ "$failed" = 0 ]

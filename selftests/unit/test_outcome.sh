@@ -29,7 +29,7 @@ case_() {
 }
 
 echo "TAP version 13"
-echo "1..12"
+echo "1..14"
 case_ "a clean boot" clean 0 "pvple-counts: 1 0 0" "$tap_end"
 case_ "silent L1" l1-stopped 1 "  L1: hang: no L1 console output for 90s
   L1: did not finish its plan (crash, hang or time-out)" "$tap_cut"
@@ -60,4 +60,15 @@ case_ "L1 reset after a panic" failed 1 \
   L1 kernel log:
     [   40.2] Kernel panic - not syncing: Fatal exception" "$tap_cut"
 case_ "no boot to judge" failed 1 "  L1: hang: no L1 console output for 90s" -
+
+# classify.sh's own words on a boot whose clock jumped (test_classify.sh).
+printf '%s\n' "[   1.0] Linux version 6.12" \
+	"[9000.0] watchdog: BUG: soft lockup - CPU#0 stuck for 8000s! [a:1]" \
+	>"$tmp/console.log"
+printf '%s\n' "PVPLE-BEGIN plan=guest" "PVPLE-TEST guest" >"$tmp/results.tap"
+jump=$("$top/scripts/testhost/classify.sh" "$tmp/console.log" "$tmp/results.tap" 300)
+case_ "a clock jump and the lockups it explains" l1-stopped 2 "$jump" "$tap_cut"
+printf '%s\n' "[9000.1] WARNING: CPU: 0 PID: 1 at x.c:1 y+0x0/0x1" >>"$tmp/console.log"
+jump=$("$top/scripts/testhost/classify.sh" "$tmp/console.log" "$tmp/results.tap" 300)
+case_ "a clock jump and a WARNING" failed 1 "$jump" "$tap_cut"
 [ "$tap_failed" = 0 ]
