@@ -251,7 +251,7 @@ function places(x, xp, k, pm, pn, pv,    j, p, d, ss) {
 # guest'"'"'s and the co-runner'"'"'s CPUs, and their work per CPU second, in
 # the same ABBA groups.  A guest ahead because it got more CPU differs
 # from one whose work ran faster on the same CPU (the emulator'"'"'s speed).
-function cpu_summary(    i, j, g, nx, dt, n1, n2, n3, n4, ca, cb, ha, hb, na, nb, lc, hc, le, he, y1, y2, y3, y4) {
+function cpu_summary(    i, j, g, nx, dt, n1, n2, n3, n4, ca, cb, ha, hb, na, nb, lc, hc, le, he, y1, y2, y3, y4, sp) {
 	for (i = 1; i <= nwin; i++) {
 		lc[i] = hc[i] = le[i] = he[i] = -1
 		g = tierk ? "cpu_" wgst[i] : "cpu_l"
@@ -263,6 +263,7 @@ function cpu_summary(    i, j, g, nx, dt, n1, n2, n3, n4, ca, cb, ha, hb, na, nb
 		hc[i] = (wcpu[nx, "cpu_co"] - wcpu[i, "cpu_co"]) / 100 / dt
 		if (lc[i] > 0 && rate[i] > 0) le[i] = rate[i] / lc[i]
 		if (hc[i] > 0 && hrate[i] > 0) he[i] = hrate[i] / hc[i]
+		sp[i] = (he[i] > 0 && rate[i] > 0) ? rate[i] / he[i] : -1
 		if (warm(i) == "A") { ca += lc[i]; ha += hc[i]; na++ }
 		else { cb += lc[i]; hb += hc[i]; nb++ }
 	}
@@ -285,6 +286,48 @@ function cpu_summary(    i, j, g, nx, dt, n1, n2, n3, n4, ca, cb, ha, hb, na, nb
 	gb_ci(y2, n2); printf ", work per CPU second %s\n", (n2 ? gb_fmt(gb_m, gb_h) : "-")
 	gb_ci(y3, n3); printf "  co-runner B/A:  CPU time %s", (n3 ? gb_fmt(gb_m, gb_h) : "-")
 	gb_ci(y4, n4); printf ", work per CPU second %s\n", (n4 ? gb_fmt(gb_m, gb_h) : "-")
+	speed_summary(sp)
+}
+# speed_summary(SP): B/A of the lock rate over the co-runner'"'"'s work per
+# CPU second in the same window (SP[i], -1 where either is missing).  The
+# co-runner'"'"'s work per CPU second is the emulator'"'"'s speed in that
+# window: TCG runs the whole L1 faster or slower from window to window
+# and from one placement of the guests to the next, and the co-runner
+# moves with the lock guest (results.rst, "Tier K in placements").  A
+# guest cannot raise this index by taking CPU time from the co-runner:
+# that lowers the co-runner'"'"'s work per wall second, not per CPU second.
+# Chosen after the runs of 2026-12-03 morning; runs after it test it.
+function speed_summary(sp,    i, j, k, p, y, yp, n, sm, sn, sv, m, sg) {
+	k = 0
+	for (j = 1; j <= ng; j++) {
+		i = gi[j]
+		if (!pos4(sp, i))
+			continue
+		y[++k] = (pswap[wpl[i]] ? -1 : 1) * abba(sp, i)
+		yp[k] = wpl[i]
+	}
+	if (!k) {
+		print "speed-indexed B/A: - (no group with the co-runner'"'"'s CPU time in all four windows)"
+		return
+	}
+	if (nplace > 1) {
+		places(y, yp, k, sm, sn, sv)
+		n = 0
+		for (p = 1; p <= nplace; p++)
+			if (sn[p]) { m[++n] = sm[p]; sg[n] = pswap[p] ? -1 : 1 }
+		kfit(m, sg, n)
+		printf "speed-indexed B/A (lock rate over the co-runner'"'"'s work per CPU second): %s, %d placements of %d groups, %d above 1, half-width %s, placements'"'"' SD %s\n",
+		       gb_fmt(kf_m, kf_h), n, k, kf_pos,
+		       (kf_h < 0 ? "-" : sprintf("%.1f %%", 100 * (exp(kf_h) - 1))),
+		       (kf_h < 0 ? "-" : sprintf("%.3f in ln", sqrt(kf_var)))
+		if (kf_nsw && kf_nsw < n)
+			printf "  guest B'"'"'s place over guest A'"'"'s, speed-indexed: %s\n", gb_fmt(kf_r, kf_rh)
+	} else {
+		gb_ci(y, k)
+		printf "speed-indexed B/A (lock rate over the co-runner'"'"'s work per CPU second): %s, %d groups, %d above 1, half-width %s\n",
+		       gb_fmt(gb_m, gb_h), k, gb_pos,
+		       (gb_h < 0 ? "-" : sprintf("%.1f %%", 100 * (exp(gb_h) - 1)))
+	}
 }
 # pos4(R, I): whether the four windows of the group at I all have a rate.
 function pos4(r, i) {

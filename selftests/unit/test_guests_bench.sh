@@ -478,6 +478,7 @@ def gen(results, tiera, expect):
     e.update(gen_kp(tiera + "kp", [1, 1, 1, 1], ""))
     e.update(gen_kp(tiera + "kps", [1, 1, -1, -1], "s", -0.06))
     e.update(gen_kp(tiera + "kpu", [1, -1, 1, 1], "u", -0.06))
+    e.update(gen_kp(tiera + "kpv", [1, 1, -1, -1], "v", -0.06, True))
     json.dump(e, open(expect, "w"))
 
 # Tier K: guest a's clock is L1 - 1000, guest b's L1 - 1002.  Window i
@@ -529,14 +530,19 @@ def gen_k(path):
 # second beside B, 5000 else, on its clock L1 - 1010 (the least of the
 # placements', the second).  SW: -1 where a placement boots kernel B in
 # guest a ("x": the expectations' suffix), and guest b's place gets R
-# more in ln, whichever kernel it runs.
-def gen_kp(path, sw, x, R=0.0):
+# more in ln, whichever kernel it runs.  SPEED: the emulator runs all of
+# L1 faster or slower by a factor per window, the same for the lock
+# guest's rate and the co-runner's work, not for their CPU time; the
+# speed-indexed ratio (lock rate over the co-runner's work per CPU
+# second) takes it out again ("_speed").
+def gen_kp(path, sw, x, R=0.0, speed=False):
     PE = [0.06, -0.04, 0.02, -0.08]
     first = "abba"
     swap = -1 in sw
     t = ["# gb-setup tier=K cpus=2 vcpus=4 hogs=2 under=2 blocks=6 pin=1 configs=x",
          "# ta-setup win=4 guard=1 groups=3 settle=20 writers=8 param=kernel a=stock b=pvple first=a places=4 swap=%d" % swap]
     logs, plogs, pgl, i, cpu, cc, bwin = [], [], [], 0, {"a": 0, "b": 0}, 0, set()
+    wspeed, tplogs = {}, []
     for p in range(1, 5):
         s = sw[p - 1]
         kern = {"a": "stock", "b": "pvple"} if s > 0 else {"a": "pvple", "b": "stock"}
@@ -547,16 +553,19 @@ def gen_kp(path, sw, x, R=0.0):
         t.append("# ta-clock g=a offset=%.3f samples=20" % off["a"])
         t.append("# ta-clock g=b offset=%.3f samples=20" % off["b"])
         t.append("# ta-hogclock offset=%.3f samples=20" % [1011.0, 1010.0, 1012.0, 1010.5][p - 1])
-        rate, gst, glogs, i0 = {}, {}, [], i
+        rate, gst, glogs, i0, trate, tglogs = {}, {}, [], i, {}, []
         for g in range(1, 4):
             for m in "abba":
                 i += 1
                 gst[i] = m
                 kb = kern[m] == "pvple"
-                rate[i] = 40000.0 * (1 + 0.03 * (i - i0)) * \
-                          (math.exp(R + s * PE[p - 1]) if m == "b" else 1) * \
-                          (1.2 * math.exp(0.03 * ((7 * g + p) % 3 - 1)) if kb else 1) * \
-                          (1 + 0.01 * ((5 * i) % 7 - 3))
+                trate[i] = 40000.0 * (1 + 0.03 * (i - i0)) * \
+                           (math.exp(R + s * PE[p - 1]) if m == "b" else 1) * \
+                           (1.2 * math.exp(0.03 * ((7 * g + p) % 3 - 1)) if kb else 1) * \
+                           (1 + 0.01 * ((5 * i) % 7 - 3))
+                v = math.exp(0.12 * (p % 3 - 1) + 0.08 * ((3 * i) % 5 - 2)) if speed else 1.0
+                wspeed[(p, i - i0 - 1)] = v
+                rate[i] = trate[i] * v
                 t.append("# ta-win win=%d group=%d mode=%s guest=%s place=%d l1=%.2f cpu_a=%d cpu_b=%d cpu_co=%d" %
                          (i, g, kern[m], m, p, t0 + 4 * (i - i0 - 1), cpu["a"], cpu["b"], cc))
                 cpu[m] += 528 if kb else 480
@@ -565,6 +574,8 @@ def gen_kp(path, sw, x, R=0.0):
                     bwin.add((p, i - i0 - 1))
             r = [rate[i - 3], rate[i - 2], rate[i - 1], rate[i]]
             glogs.append(s * (math.log(r[1]) + math.log(r[2]) - math.log(r[0]) - math.log(r[3])) / 2)
+            r = [trate[i - 3], trate[i - 2], trate[i - 1], trate[i]]
+            tglogs.append(s * (math.log(r[1]) + math.log(r[2]) - math.log(r[0]) - math.log(r[3])) / 2)
         t.append("# ta-end l1=%.2f cpu_a=%d cpu_b=%d cpu_co=%d" % (t0 + 4 * (i - i0), cpu["a"], cpu["b"], cc))
         for m in "ab":
             w = 1.0e5
@@ -579,13 +590,14 @@ def gen_kp(path, sw, x, R=0.0):
         logs += glogs
         pgl.append(glogs)
         plogs.append(statistics.mean(glogs))
+        tplogs.append(statistics.mean(tglogs))
     # The co-runner: window j of placement q at L1 1050 + 200 q + 4 j.
     h = 0.0
     for u in range(30, 850):
         t.append("# ta-hog up=%d total=%d" % (u, round(h)))
         l1 = u + 1010
         j, q = (l1 - 1050) % 200 // 4, (l1 - 1050) // 200
-        h += 4500.0 if (q + 1, j) in bwin else 5000.0
+        h += (4500.0 if (q + 1, j) in bwin else 5000.0) * wspeed.get((q + 1, j), 1.0)
     # as L1's serial console writes them: CR LF
     open(path, "w").write("\r\n".join(t) + "\r\n")
     e = {"tierkp_pooled" + x: ci(logs),
@@ -593,14 +605,25 @@ def gen_kp(path, sw, x, R=0.0):
          "tierkp_adv" + x: statistics.mean([(1 if f == "b" else -1) * s * m
                                             for m, f, s in zip(plogs, first, sw)]),
          "tierkp_sdw" + x: math.sqrt(statistics.mean([statistics.variance(g) / len(g) for g in pgl]))}
+    if speed:
+        e["tierkp%s_speed" % x], e["tierkp%s_speed_role" % x], sd = kfit(tplogs, sw)
+        e["tierkp%s_speed" % x]["sd"] = sd
     if not swap:
         e["tierkp"] = ci(plogs)
         e["tierkp_sd"] = statistics.stdev(plogs)
         return e
-    # least squares of the placements' logs on [1, S]: the normal
-    # equations solved with the 2 x 2 inverse of X'X, whose diagonal times
-    # the residual variance is each estimate's variance
+    e["tierkp" + x], e["tierkp%s_role" % x], e["tierkp_sd" + x] = kfit(plogs, sw)
+    return e
+
+# kfit(PLOGS, SW): least squares of the placements' logs on [1, SW]: the
+# normal equations solved with the 2 x 2 inverse of X'X, whose diagonal
+# times the residual variance is each estimate's variance.  The kernels'
+# ratio and guest b's place, each with its CI, and the residual SD; with
+# no swapped placement, the mean with its CI and the SD.
+def kfit(plogs, sw):
     n = len(plogs)
+    if -1 not in sw:
+        return ci(plogs), None, statistics.stdev(plogs)
     a, b, d = n, sum(sw), sum(v * v for v in sw)
     det = a * d - b * b
     inv = [[d / det, -b / det], [-b / det, a / det]]
@@ -610,10 +633,9 @@ def gen_kp(path, sw, x, R=0.0):
     var = sum((m - k - r * v) ** 2 for m, v in zip(plogs, sw)) / (n - 2)
     h = t975(n - 2) * math.sqrt(var * inv[0][0])
     rh = t975(n - 2) * math.sqrt(var * inv[1][1])
-    e["tierkp" + x] = {"g": math.exp(k), "lo": math.exp(k - h), "hi": math.exp(k + h), "n": n}
-    e["tierkp%s_role" % x] = {"g": math.exp(r), "lo": math.exp(r - rh), "hi": math.exp(r + rh), "n": n}
-    e["tierkp_sd" + x] = math.sqrt(var)
-    return e
+    return ({"g": math.exp(k), "lo": math.exp(k - h), "hi": math.exp(k + h), "n": n},
+            {"g": math.exp(r), "lo": math.exp(r - rh), "hi": math.exp(r + rh), "n": n},
+            math.sqrt(var))
 
 def near(a, b, what, bad, tol=0.0015):
     if abs(float(a) - b) > tol:
@@ -669,7 +691,8 @@ def cmp(what, table, expect):
             if not r or want not in r[0]:
                 print(key + ": wanted " + want); bad.append(key)
     elif what in ("tiera", "tierk", "tierah", "tierkp", "tierkp_pooled", "tierkp_eff",
-                  "tierkps", "tierkps_role", "tierkp_effs", "tierkpu", "tierkpu_role"):
+                  "tierkps", "tierkps_role", "tierkp_effs", "tierkpu", "tierkpu_role",
+                  "tierkpv_speed", "tierkpv_speed_role"):
         x = e[what]
         label = {"tiera": "tier A pvple on/off:", "tierk": "tier K B/A pvple/stock:",
                  "tierah": "tier A co-runner beside B over beside A:",
@@ -678,6 +701,8 @@ def cmp(what, table, expect):
                  "tierkps_role": "  guest B's place over guest A's, whichever kernel it ran:",
                  "tierkpu_role": "  guest B's place over guest A's, whichever kernel it ran:",
                  "tierkp_effs": "  lock guest B/A: CPU time 1.100 [1.100, 1.100], work per CPU second",
+                 "tierkpv_speed": "speed-indexed B/A (lock rate over the co-runner's work per CPU second):",
+                 "tierkpv_speed_role": "  guest B's place over guest A's, speed-indexed:",
                  "tierkp_pooled": "  groups pooled, which leaves the places out:",
                  "tierkp_eff": "  lock guest B/A: CPU time 1.100 [1.100, 1.100], work per CPU second"}[what]
         r = [r for r in rows if r.startswith(label)]
@@ -687,8 +712,15 @@ def cmp(what, table, expect):
         near(f[0], x["g"], what + " geomean", bad)
         near(f[1].strip("[,"), x["lo"], what + " low", bad)
         near(f[2].strip("],"), x["hi"], what + " high", bad)
-        if what in ("tierkp_eff", "tierkp_effs", "tierkps_role", "tierkpu_role"):
+        if what in ("tierkp_eff", "tierkp_effs", "tierkps_role", "tierkpu_role",
+                    "tierkpv_speed_role"):
             pass
+        elif what == "tierkpv_speed":
+            # "4 placements of 12 groups, ..., placements' SD 0.012 in ln"
+            if f[3] != str(x["n"]) or f[4] != "placements":
+                print(what + " placements " + f[3]); bad.append("n")
+            if "placements' SD" in r[0]:
+                near(f[-3], x["sd"], what + " SD", bad, 0.0011)
         elif f[3] != str(x["n"]):
             print(what + " groups " + f[3]); bad.append("n")
     elif what in ("places", "placess"):
@@ -822,6 +854,19 @@ check "tier K, kernels swapped in half the placements: the kernels' ratio and gu
 	       grep -q '^  co-runner B/A:  CPU time 0.900 \[0.900, 0.900\], work per CPU second 1.000 ' '$tmp/tableKPS' &&
 	       grep -qx 'L1 CPUs used, A / B windows: lock guest 1.20 / 1.32, co-runner 0.70 / 0.63 (of 2)' '$tmp/tableKPS' &&
 	       grep -q '^tier K co-runner beside B over beside A: 0.900 \[0.900, 0.900\], 4 placements of 12 groups' '$tmp/tableKPS'"
+# The emulator's speed moving per window and per placement, the same for
+# the lock guest's rate and the co-runner's work: the raw ratio carries
+# it, the speed-indexed ratio does not.
+"$top/scripts/guest/guests-table.sh" "$tmp/tierakpv" >"$tmp/tableKPV" 2>&1
+check "tier K: the lock rate over the co-runner's work per CPU second takes the emulator's speed out" \
+	sh -c "python3 '$tmp/gb.py' cmp tierkpv_speed '$tmp/tableKPV' '$tmp/expect' &&
+	       python3 '$tmp/gb.py' cmp tierkpv_speed_role '$tmp/tableKPV' '$tmp/expect' &&
+	       grep '^tier K B/A pvple/stock: ' '$tmp/tableKPV' |
+		sed 's/^tier K B\/A pvple\/stock:/speed-indexed B\/A (lock rate over the co-runner'\''s work per CPU second):/' >'$tmp/tableKPV.raw' &&
+	       ! python3 '$tmp/gb.py' cmp tierkpv_speed '$tmp/tableKPV.raw' '$tmp/expect'"
+killed "a speed index multiplied in" tierkpv_speed guests-table.sh 's|rate\[i\] / he\[i\] : -1|rate[i] * he[i] : -1|' "$tmp/tierakpv"
+killed "a speed index per wall second (the co-runner's CPU share in it)" tierkpv_speed guests-table.sh 's|rate\[i\] / he\[i\] : -1|rate[i] / hrate[i] : -1|' "$tmp/tierakpv"
+killed "the swapped placements' sign left off the index" tierkpv_speed guests-table.sh 's|y\[++k\] = (pswap\[wpl\[i\]\] ? -1 : 1) \* abba(sp, i)|y[++k] = abba(sp, i)|' "$tmp/tierakpv"
 "$top/scripts/guest/guests-table.sh" "$tmp/tierakpu" >"$tmp/tableKPU" 2>&1
 check "tier K, one placement of four swapped: the same fit, unbalanced" \
 	sh -c "python3 '$tmp/gb.py' cmp tierkpu '$tmp/tableKPU' '$tmp/expect' &&
