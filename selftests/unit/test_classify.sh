@@ -39,7 +39,7 @@ case_() {
 }
 
 echo "TAP version 13"
-echo "1..17"
+echo "1..21"
 case_ "clean run" 0 "2 0 1" "$clean_console" "$clean_results"
 case_ "a failing case" 1 "1 1 1" "$clean_console" \
 	"${clean_results/ok 2 pvple.b/not ok 2 pvple.b}"
@@ -106,13 +106,43 @@ case_ "a clock jump does not excuse an oops" 1 "0 2 0" \
 	"$jump_console
 [24914.3] BUG: kernel NULL pointer dereference, address: 0000000000000008" \
 	"$jump_results" 326
-case_ "a green boot whose clock jumped is retried" 2 "2 0 1" \
+case_ "a green boot whose clock jumped is retried, and counts a failure" 2 "2 1 1" \
 	"$clean_console
 [  900.0] pvple: heartbeat" "$clean_results" 100
 case_ "a log 30 s past the wall clock is no jump" 0 "2 0 1" \
 	"$clean_console
 [  130.9] pvple: heartbeat" "$clean_results" 100
-case_ "a log 31 s past the wall clock is a jump" 2 "2 0 1" \
+case_ "a log 31 s past the wall clock is a jump" 2 "2 1 1" \
 	"$clean_console
 [  131.0] pvple: heartbeat" "$clean_results" 100
+case_ "a clock jump explains RCU stalls and a hung task" 2 "0 2 0" \
+	"$jump_console
+[24920.0] rcu: INFO: rcu_preempt self-detected stall on CPU
+[24921.0] rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:
+[24922.0] INFO: task kworker/0:1:12 blocked for more than 60 seconds." "$jump_results" 326
+# A NUL byte makes grep call the log binary: it must still see the WARNING.
+{ printf '%s\n' "$jump_console" "[24914.3] WARNING: CPU: 0 PID: 341 at kvm-pvple/park.c:10 x+0x1/0x2"
+  printf 'x\000y\n'; } >"$tmp/console.log"
+printf '%s\n' "$jump_results" >"$tmp/results.tap"
+"$classify" "$tmp/console.log" "$tmp/results.tap" 326 >"$tmp/out" 2>&1
+rc=$?
+n=$((n + 1))
+if [ "$rc" = 1 ] && grep -aq 'WARNING: CPU: 0 PID: 341' "$tmp/out"; then
+	echo "ok $n classify: a NUL byte in the log hides no WARNING"
+else
+	echo "not ok $n classify: a NUL byte in the log hides no WARNING (rc $rc)"; failed=$((failed + 1))
+fi
+case_ "the stale int3 after a clock jump is still the int3's" 2 "0 2 0" \
+	"$clean_console
+[24915.0] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI
+[24915.0] RIP: 0010:__schedule+0x428/0x1230
+[24915.0] Kernel panic - not syncing: Fatal exception in interrupt" \
+	"PVPLE-BEGIN plan=check
+PVPLE-TEST hooks" 326
+n=$((n + 1))
+if grep -q 'clock jump does not explain' "$tmp/out"; then
+	echo "not ok $n classify: the oops beside a clock jump was called the clock's"; failed=$((failed + 1))
+else
+	echo "ok $n classify: ... and not called the clock's (no retry as a stopped L1)"
+fi
 [ "$failed" = 0 ]
