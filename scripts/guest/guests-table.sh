@@ -294,8 +294,9 @@ function cpu_summary(    i, j, g, nx, dt, n1, n2, n3, n4, ca, cb, ha, hb, na, nb
 # window: TCG runs the whole L1 faster or slower from window to window
 # and from one placement of the guests to the next, and the co-runner
 # moves with the lock guest (results.rst, "Tier K in placements").  A
-# guest cannot raise this index by taking CPU time from the co-runner:
-# that lowers the co-runner'"'"'s work per wall second, not per CPU second.
+# guest that takes CPU time from the co-runner does not raise the
+# divisor: that lowers the co-runner'"'"'s work per wall second, not per
+# CPU second (its own extra work still counts, in the lock rate).
 # Chosen after the runs of 2026-12-03 morning; runs after it test it.
 function speed_summary(sp,    i, j, k, p, y, yp, n, sm, sn, sv, m, sg) {
 	k = 0
