@@ -55,7 +55,7 @@ boot_nested() {
 		if [ "$rc" != 0 ] && [ "$attempt" != 3 ] &&
 		   pvple_l1_stopped "$out/$name.verdict" &&
 		   ! grep -q "$plan: not ok" "$out/$name.verdict"; then
-			echo "RETRY: $name: L1 stopped (attempt $attempt);" \
+			echo "RETRY: $name: L1 stopped or its clock leapt (attempt $attempt);" \
 			     "its runs are dropped"
 			grep -E '^  L1' "$out/$name.verdict" | sed 's/^/  /'
 			continue
