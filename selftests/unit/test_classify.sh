@@ -38,6 +38,26 @@ case_() {
 	fi
 }
 
+# int3_at T: the documented stale-int3 oops, logged at T seconds.
+int3_at() {
+	printf '[%s] %s\n' "$1" 'Oops: int3: 0000 [#1] PREEMPT SMP NOPTI' \
+		"$1" 'RIP: 0010:__schedule+0x428/0x1230' \
+		"$1" 'Kernel panic - not syncing: Fatal exception in interrupt'
+}
+cut_results='PVPLE-BEGIN plan=check
+PVPLE-TEST hooks'
+
+# tap_ NAME STATUS: one TAP line for a check made by hand.
+tap_() {
+	n=$((n + 1))
+	if [ "$2" = 0 ]; then
+		echo "ok $n classify: $1"
+	else
+		echo "not ok $n classify: $1"
+		failed=$((failed + 1))
+	fi
+}
+
 echo "TAP version 13"
 echo "1..21"
 case_ "clean run" 0 "2 0 1" "$clean_console" "$clean_results"
@@ -52,11 +72,7 @@ case_ "hung task fails" 1 "2 1 1" \
 	"$clean_results"
 case_ "documented emulator int3 is retryable" 2 "0 2 0" \
 	"$clean_console
-[    5.0] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI
-[    5.0] RIP: 0010:__schedule+0x428/0x1230
-[    5.0] Kernel panic - not syncing: Fatal exception in interrupt" \
-	"PVPLE-BEGIN plan=check
-PVPLE-TEST hooks"
+$(int3_at '    5.0')" "$cut_results"
 case_ "int3 elsewhere is a real failure" 1 "0 2 0" \
 	"$clean_console
 [    5.0] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI
@@ -125,24 +141,11 @@ case_ "a clock jump explains RCU stalls and a hung task" 2 "0 2 0" \
   printf 'x\000y\n'; } >"$tmp/console.log"
 printf '%s\n' "$jump_results" >"$tmp/results.tap"
 "$classify" "$tmp/console.log" "$tmp/results.tap" 326 >"$tmp/out" 2>&1
-rc=$?
-n=$((n + 1))
-if [ "$rc" = 1 ] && grep -aq 'WARNING: CPU: 0 PID: 341' "$tmp/out"; then
-	echo "ok $n classify: a NUL byte in the log hides no WARNING"
-else
-	echo "not ok $n classify: a NUL byte in the log hides no WARNING (rc $rc)"; failed=$((failed + 1))
-fi
+[ $? = 1 ] && grep -aq 'WARNING: CPU: 0 PID: 341' "$tmp/out"
+tap_ "a NUL byte in the log hides no WARNING" $?
 case_ "the stale int3 after a clock jump is still the int3's" 2 "0 2 0" \
 	"$clean_console
-[24915.0] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI
-[24915.0] RIP: 0010:__schedule+0x428/0x1230
-[24915.0] Kernel panic - not syncing: Fatal exception in interrupt" \
-	"PVPLE-BEGIN plan=check
-PVPLE-TEST hooks" 326
-n=$((n + 1))
-if grep -q 'clock jump does not explain' "$tmp/out"; then
-	echo "not ok $n classify: the oops beside a clock jump was called the clock's"; failed=$((failed + 1))
-else
-	echo "ok $n classify: ... and not called the clock's (no retry as a stopped L1)"
-fi
+$(int3_at 24915.0)" "$cut_results" 326
+! grep -q 'clock jump does not explain' "$tmp/out"
+tap_ "... and not called the clock's (no retry as a stopped L1)" $?
 [ "$failed" = 0 ]
