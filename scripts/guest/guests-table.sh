@@ -319,7 +319,7 @@ function speed_summary(sp,    i, j, k, p, y, yp, n, sm, sn, sv, m, sg) {
 		kfit(m, sg, n)
 		printf "speed-indexed B/A (lock rate over the co-runner'"'"'s work per CPU second): %s, %d placements of %d groups, %d above 1, half-width %s, placements'"'"' SD %s\n",
 		       gb_fmt(kf_m, kf_h), n, k, kf_pos,
-		       (kf_h < 0 ? "-" : sprintf("%.1f %%", 100 * (exp(kf_h) - 1))),
+		       halfw(kf_h),
 		       (kf_h < 0 ? "-" : sprintf("%.3f in ln", sqrt(kf_var)))
 		if (kf_nsw && kf_nsw < n)
 			printf "  guest B'"'"'s place over guest A'"'"'s, speed-indexed: %s\n", gb_fmt(kf_r, kf_rh)
@@ -327,8 +327,13 @@ function speed_summary(sp,    i, j, k, p, y, yp, n, sm, sn, sv, m, sg) {
 		gb_ci(y, k)
 		printf "speed-indexed B/A (lock rate over the co-runner'"'"'s work per CPU second): %s, %d groups, %d above 1, half-width %s\n",
 		       gb_fmt(gb_m, gb_h), k, gb_pos,
-		       (gb_h < 0 ? "-" : sprintf("%.1f %%", 100 * (exp(gb_h) - 1)))
+		       halfw(gb_h)
 	}
+}
+# halfw(H): a CI half-width H in ln as a percentage of the ratio, "-"
+# where there is none (H < 0).
+function halfw(h) {
+	return h < 0 ? "-" : sprintf("%.1f %%", 100 * (exp(h) - 1))
 }
 # pos4(R, I): whether the four windows of the group at I all have a rate.
 function pos4(r, i) {
@@ -751,7 +756,7 @@ END {
 			kfit(pmm, ps, np2)
 			printf "%s: %s, %d placements of %d groups (%d swapped), %d above 1, half-width %s\n", what,
 			       gb_fmt(kf_m, kf_h), np2, k, kf_nsw, kf_pos,
-			       (kf_h < 0 ? "-" : sprintf("%.1f %%", 100 * (exp(kf_h) - 1)))
+			       halfw(kf_h)
 			if (kf_nsw && kf_nsw < np2)
 				printf "  guest B'"'"'s place over guest A'"'"'s, whichever kernel it ran: %s\n",
 				       gb_fmt(kf_r, kf_rh)
@@ -791,7 +796,7 @@ END {
 			if (k)
 				printf "%s: %s, %d groups, %d above 1, half-width %s\n", what,
 				       gb_fmt(gb_m, gb_h), k, gb_pos,
-				       (gb_h < 0 ? "-" : sprintf("%.1f %%", 100 * (exp(gb_h) - 1)))
+				       halfw(gb_h)
 			else
 				print what ": no complete group"
 			if (tierk && k)
