@@ -61,6 +61,17 @@ if [ -n "$wall" ] && [ -n "$l1_secs" ] && [ "$l1_secs" -gt $((wall + CLOCK_SLACK
 	jumped=1
 fi
 
+# The clocksource watchdog may find L1's TSC skewed against the emulated
+# HPET and mark it unstable.  From then on KVM runs L1's guests in another
+# regime: kvm_arch_vcpu_load() rewrites each vCPU's TSC offset on every
+# load (tsc_catchup), and pvclock_update_vm_gtod_copy() keeps no master
+# clock.  Nothing fails, but a benchmark straddling it measures two
+# machines: say when.  Bench boots run L1 with tsc=reliable (bench.sh).
+unstable=$(grep -a -m 1 "Marking clocksource 'tsc' as unstable" "$console" |
+	sed -n 's/^\[ *\([0-9]*\)\..*/\1/p')
+[ -z "$unstable" ] ||
+	echo "  L1: its TSC was marked unstable at ${unstable} s: KVM's guests ran in two clock regimes"
+
 # A leap of the clock ends windows, deadlines and time-outs early: every
 # result of such a boot is suspect, whether it passed or failed, so it
 # counts one failure even when every test passed: a retry that leaps

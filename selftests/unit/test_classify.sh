@@ -59,7 +59,7 @@ tap_() {
 }
 
 echo "TAP version 13"
-echo "1..21"
+echo "1..23"
 case_ "clean run" 0 "2 0 1" "$clean_console" "$clean_results"
 case_ "a failing case" 1 "1 1 1" "$clean_console" \
 	"${clean_results/ok 2 pvple.b/not ok 2 pvple.b}"
@@ -148,4 +148,13 @@ case_ "the stale int3 after a clock jump is still the int3's" 2 "0 2 0" \
 $(int3_at 24915.0)" "$cut_results" 326
 ! grep -q 'clock jump does not explain' "$tmp/out"
 tap_ "... and not called the clock's (no retry as a stopped L1)" $?
+# The clocksource watchdog's line, as L1 logged it in a bench boot: a note
+# with the time, and a green boot stays green.
+case_ "a TSC marked unstable leaves a green boot green" 0 "2 0 1" \
+	"$clean_console
+[  439.869336] clocksource: timekeeping watchdog on CPU1: Marking clocksource 'tsc' as unstable because the skew is too large:
+[  439.871445] clocksource:                       Clocksource 'tsc' skewed 520671 ns (0 ms) over watchdog 'hpet' interval of 511471890 ns (511 ms)" \
+	"$clean_results" 600
+grep -q "L1: its TSC was marked unstable at 439 s" "$tmp/out"
+tap_ "... and says when it was marked" $?
 [ "$failed" = 0 ]
