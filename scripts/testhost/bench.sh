@@ -12,8 +12,10 @@
 #          hackbench, dbench and locktorture beside a CPU-hog guest on two
 #          L1 CPUs, in six configurations from the anchor to the product
 #          (GB_* settings: that script; GB_TIER=A for the within-boot A/B
-#          of kvm-pvple, GB_TIER=K for two guest kernels in one boot), with
-#          L0's steal time recorded per workload
+#          of kvm-pvple, GB_TIER=K for two guest kernels in one boot;
+#          GB_TA_WL="locktorture dbench hackbench" with GB_TIER=K runs
+#          each workload in its own boot, then the A/A gate over them),
+#          with L0's steal time recorded per workload
 #          (scripts/guest/steal-rec.sh).
 #  profile (only when asked) perf in L1 over pvple_bench's PLE exits
 #          with no target, stock and pvple: where the time goes.
@@ -74,12 +76,10 @@ boot_nested() {
 	return "$rc"
 }
 
-bench_guests() {
-	local v var rc srec table=$out/guests-$stamp.txt gb=()
-	for v in stock gyield pvple; do
-		GUEST_VARIANT=$v "$PVPLE_TOP/scripts/guest/build.sh" ||
-			die "guest kernel build failed ($v)"
-	done
+# bench_guests_one SUFFIX: one boot of the Linux-guest benchmark, its
+# table in guests-$stamp$SUFFIX.txt.  Returns 1 if the boot failed.
+bench_guests_one() {
+	local var rc srec table=$out/guests-$stamp$1.txt gb=()
 	# Every GB_* setting goes to L1's plan (l1-guests-bench.sh), on
 	# the kernel command line: spaces in a value become commas.
 	for var in ${!GB_*}; do
@@ -101,7 +101,7 @@ bench_guests() {
 	fi
 	# L0's steal time over each workload (this machine may be a VM).
 	"$PVPLE_TOP/scripts/guest/steal-rec.sh" "$out/guests/results.raw" \
-		>"$out/guests-$stamp.steal" &
+		>"$out/guests-$stamp$1.steal" &
 	srec=$!
 	# One Williams design of the six default configurations is 36 guest
 	# boots, about 45 minutes: more than the hour other boots get when
@@ -117,14 +117,14 @@ bench_guests() {
 	# booted L1 again).
 	awk '/^# steal-reset/ { n = 0; next } { l[++n] = $0 }
 	     END { for (i = 1; i <= n; i++) print l[i] }' \
-		"$out/guests-$stamp.steal" >>"$table.log"
-	mkdir -p "$out/guests-$stamp"
+		"$out/guests-$stamp$1.steal" >>"$table.log"
+	mkdir -p "$out/guests-$stamp$1"
 	{
 		sed -n 's/^# guests-bench: //p' "$table.log" | head -n 1
 		echo "test host: L1 = Debian $KVER under QEMU TCG, $(grep -c '^processor' /proc/cpuinfo) host cores;"
 		echo "no PLE hardware: $(sed -n 's/^# pause mode: //p' "$out/guests/results.tap" | head -n 1)"
 		echo
-		"$PVPLE_TOP/scripts/guest/guests-table.sh" "$table.log" "$out/guests-$stamp"
+		"$PVPLE_TOP/scripts/guest/guests-table.sh" "$table.log" "$out/guests-$stamp$1"
 		echo
 		echo "perf stat in L1 over each whole run (guest boot included), per run:"
 		awk '$2 == "perf" { split($3, c, "="); split($5, e, "=")
@@ -138,9 +138,38 @@ bench_guests() {
 			tail -n 5 "$out/guests.verdict"
 		echo "the guests bench boot failed: the table has only its runs"
 		echo "before the failure; logs in $out/guests"
-		exit 1
+		return 1
 	fi
-	echo "guests table written to $table, plots in $out/guests-$stamp/"
+	echo "guests table written to $table, plots in $out/guests-$stamp$1/"
+}
+
+# bench_guests: the Linux-guest benchmark.  GB_TA_WL may name several
+# workloads for tier K ("locktorture dbench hackbench"): one L1 boot each,
+# one table each (guests-STAMP-WL.txt), then scripts/guest/gate.sh's
+# summary of them (guests-STAMP.gate), with the whole run's time: issue
+# 19's A/A gate in one command.
+bench_guests() {
+	local v wl rc=0 t0=$SECONDS gate=()
+	for v in stock gyield pvple; do
+		GUEST_VARIANT=$v "$PVPLE_TOP/scripts/guest/build.sh" ||
+			die "guest kernel build failed ($v)"
+	done
+	set -- ${GB_TA_WL:-locktorture}
+	if [ $# -eq 1 ]; then
+		bench_guests_one "" || exit 1
+		return 0
+	fi
+	[ "${GB_TIER:-B}" = K ] || die "GB_TA_WL=\"$*\": several workloads are for GB_TIER=K"
+	for wl; do
+		GB_TA_WL=$wl bench_guests_one "-$wl"
+		gate+=("$wl:$?:$out/guests-$stamp-$wl.txt")
+	done
+	(
+		"$PVPLE_TOP/scripts/guest/gate.sh" "${gate[@]}" || rc=1
+		echo "gate: $# workloads in $(((SECONDS - t0 + 59) / 60)) min (guest kernels built, boots included)"
+		exit $rc
+	) | tee "$out/guests-$stamp.gate"
+	[ "${PIPESTATUS[0]}" = 0 ] || exit 1
 }
 
 bench_l3() {

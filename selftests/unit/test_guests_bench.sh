@@ -873,6 +873,33 @@ killed "a speed index multiplied in" tierkpv_speed guests-table.sh 's|rate\[i\] 
 killed "a speed index per wall second (the co-runner's CPU share in it)" tierkpv_speed guests-table.sh 's|rate\[i\] / he\[i\] : -1|rate[i] / hrate[i] : -1|' "$tmp/tierakpv"
 killed "a wrong SD of the placements" tierkpv_speed guests-table.sh 's|"%.3f in ln", sqrt(kf_var)|"%.3f in ln", 1.1 * sqrt(kf_var)|' "$tmp/tierakpv"
 killed "the swapped placements' sign left off the index" tierkpv_speed guests-table.sh 's|y\[++k\] = (pswap\[wpl\[i\]\] ? -1 : 1) \* abba(sp, i)|y[++k] = abba(sp, i)|' "$tmp/tierakpv"
+# The A/A gate of a run over several workloads (scripts/guest/gate.sh),
+# on this table (a product run: figures, no verdict) and on A/A lines
+# whose half-width sits either side of each workload's bar.
+gate_line() {
+	printf '%s\n' "tier K $1A/A stock/stock: 1.010 [0.990, 1.030], 8 placements of $2 groups (4 swapped), 5 above 1, half-width 2.0 %" \
+		"tier K co-runner beside B over beside A: 1.001 [0.991, 1.011], 8 placements of $2 groups, 4 above 1" \
+		"speed-indexed B/A (lock rate over the co-runner's work per CPU second): 1.002 [0.950, 1.055], 8 placements of $3 groups, 5 above 1, half-width $4 %, placements' SD 0.05 in ln"
+}
+gate_line "" 48 48 4.9 >"$tmp/gate-lt"
+gate_line "dbench " 48 48 5.1 >"$tmp/gate-db"
+gate_line "hackbench " 24 24 8.0 >"$tmp/gate-hb"
+gate_line "dbench " 39 11 2.0 >"$tmp/gate-short"
+kpv_idx=$(sed -n "s/^speed-indexed B\/A (lock rate over the co-runner's work per CPU second): \([0-9.]* \[[0-9.]*, [0-9.]*\]\).*/\1/p" "$tmp/tableKPV")
+check "gate: a product run's figures, from guests-table.sh's own table, and no verdict" \
+	sh -c "'$top/scripts/guest/gate.sh' locktorture:0:'$tmp/tableKPV' >'$tmp/gate.out' &&
+	       [ -n '$kpv_idx' ] && grep -qF 'gate locktorture: speed-indexed $kpv_idx +-' '$tmp/gate.out' &&
+	       grep -q 'co-runner [0-9.]* \[' '$tmp/gate.out' && ! grep -q 'bar' '$tmp/gate.out'"
+check "gate: +-4.9 % meets locktorture's 5 %, +-8 % hackbench's 10 %" \
+	sh -c "'$top/scripts/guest/gate.sh' locktorture:0:'$tmp/gate-lt' hackbench:0:'$tmp/gate-hb' >'$tmp/gate.out' &&
+	       [ \$(grep -c ': met\$' '$tmp/gate.out') = 2 ] && grep -q 'hackbench.*bar +-10 %: met' '$tmp/gate.out'"
+check "gate: +-5.1 % fails dbench's 5 %, and the gate exits 1" \
+	sh -c "! '$top/scripts/guest/gate.sh' locktorture:0:'$tmp/gate-lt' dbench:0:'$tmp/gate-db' >'$tmp/gate.out' &&
+	       grep -q '^gate dbench: .*not met (+-5.1 % is wider than the bar)' '$tmp/gate.out'"
+check "gate: an index over fewer groups than the ratio, or a failed boot, meets no bar" \
+	sh -c "! '$top/scripts/guest/gate.sh' dbench:0:'$tmp/gate-short' locktorture:1:'$tmp/gate-lt' >'$tmp/gate.out' &&
+	       grep -q '^gate dbench: .*not met (the index covers 11 of 39 groups)' '$tmp/gate.out' &&
+	       grep -q '^gate locktorture: .*not met (its boot failed)' '$tmp/gate.out'"
 "$top/scripts/guest/guests-table.sh" "$tmp/tierakpu" >"$tmp/tableKPU" 2>&1
 check "tier K, one placement of four swapped: the same fit, unbalanced" \
 	sh -c "python3 '$tmp/gb.py' cmp tierkpu '$tmp/tableKPU' '$tmp/expect' &&
