@@ -379,7 +379,7 @@ $2 ~ /^cfg=/ && $3 ~ /^(round|block)=/ {
 $2 == "ta-setup" {
 	kvs(3); guard = kv["guard"] + 0; bmode = ("b" in kv) ? kv["b"] : "auto"
 	amode = ("a" in kv) ? kv["a"] : "off"; taparam = ("param" in kv) ? kv["param"] : "mode"
-	tawl = kv["wl"]; tkfirst = kv["first"]
+	tawl = kv["wl"]; tkfirst = kv["first"]; l2args = kv["l2args"]
 	next
 }
 $2 == "ta-clock" {
@@ -667,6 +667,8 @@ END {
 		if (tierk) {
 			printf "tier K: guest kernel %s (B) against %s (A) in one boot, the other guest stopped, ABBA windows;\n",
 			       bmode, amode
+			if (l2args != "")
+				printf "both guests booted with %s\n", l2args
 			if (tkfirst != "" && nplace <= 1)
 				printf "guest %s started first\n", toupper(tkfirst)
 			if (nplace > 1)

@@ -113,6 +113,8 @@
 #   GB_TA_GROUPS, GB_TA_SETTLE, GB_TA_GUARD, GB_TA_WRITERS, GB_TA_WL,
 #   GB_TA_CLIENTS, GB_TA_HB_*
 #   (the emulated host runs 50-100 times slower than hardware)
+#   GB_L2_ARGS (none): more kernel arguments for tier A's and K's lock
+#   guests (commas for spaces), e.g. nokaslr
 #   GB_SCHED_FEAT (none): L1 scheduler features, e.g. NO_PICK_BUDDY
 #   GB_DRY (empty): plan only
 . "$(dirname "$0")/l1-lib.sh"
@@ -202,6 +204,7 @@ slice_us=${GB_SLICE_US:-1000}
 tk_a=${GB_TK_A:-stock}
 tk_b=${GB_TK_B:-pvple}
 tk_first=${GB_TK_FIRST:-a}
+l2_args=$(echo "${GB_L2_ARGS:-}" | tr , ' ')
 case $tk_first in
 a | b) ;;
 *) echo "Bail out! GB_TK_FIRST=$tk_first: a or b"; exit 1 ;;
@@ -595,7 +598,7 @@ ta_hogs() {
 # 30 s ($secs), then each guest reports and ends.
 ta_setup() {
 	secs=$((ta_settle + 4 * ta_groups * win + 30))
-	echo "# ta-setup win=$win guard=$ta_guard groups=$ta_groups settle=$ta_settle writers=$ta_writers wl=$ta_wl n=$ta_n param=$1 a=$2 b=$3${tknote:-}"
+	echo "# ta-setup win=$win guard=$ta_guard groups=$ta_groups settle=$ta_settle writers=$ta_writers wl=$ta_wl n=$ta_n param=$1 a=$2 b=$3${tknote:-}${l2_args:+ l2args=$(echo $l2_args | tr ' ' ,)}"
 	do_ kill -CONT "$corunner"
 	module on
 	do_ sh -c "echo auto >$modeparam"
@@ -605,7 +608,7 @@ ta_setup() {
 # alone.
 ta_guest() {
 	l2_start "$1" "$2" "$cpu" \
-		"l2.bench=1 bench.hb=0 bench.db=0 bench.lt=0 bench.settle=0 bench.warm=0 bench.ta=$secs:$ta_n bench.tw=$ta_wl bench.tl=$ta_loops$tk_wd" \
+		"l2.bench=1 bench.hb=0 bench.db=0 bench.lt=0 bench.settle=0 bench.warm=0 bench.ta=$secs:$ta_n bench.tw=$ta_wl bench.tl=$ta_loops$tk_wd${l2_args:+ $l2_args}" \
 		-smp "$vcpus" -name "$3,debug-threads=on"
 }
 

@@ -210,6 +210,12 @@ check "tier K: a stock and a pvple lock guest, both pinned, after kvm-pvple is l
 	       grep 'would run: .*qemu-system.*bench.ta=' '$tmp/planK' | tail -n 1 | grep -q 'lock-b.*bzImage-pvple' &&
 	       [ \$(grep -c 'would pin lock guest' '$tmp/planK') = 2 ] &&
 	       sed -n '/would run: insmod/,\$p' '$tmp/planK' | grep -q 'qemu-system.*bench.ta='"
+GB_DRY=1 GB_TIER=K GB_TA_GROUPS=1 GB_L2_ARGS=nokaslr,x.y=1 GB_CPUS=0,1 sh "$l1" >"$tmp/planKL" 2>&1
+check "tier K: GB_L2_ARGS on both lock guests' command lines, none on the co-runner's, and on the setup line" \
+	sh -c "[ \$(grep -c 'would run: .*qemu-system.*bench.ta=.* nokaslr x\.y=1\$' '$tmp/planKL') = 2 ] &&
+	       ! grep 'would run: .*qemu-system.*hogs=' '$tmp/planKL' | grep -q nokaslr &&
+	       grep -q '^# ta-setup .* l2args=nokaslr,x\.y=1\$' '$tmp/planKL' &&
+	       ! grep -q nokaslr '$tmp/planK'"
 check "tier K: guests a, b, b, a, group after group" \
 	[ "$(sed -n 's/^# would run guest \([ab]\) alone.*/\1/p' "$tmp/planK" | tr -d '\n')" = abbaabba ]
 GB_DRY=1 GB_TIER=K GB_TK_FIRST=b GB_TA_GROUPS=1 GB_CPUS=0,1 sh "$l1" >"$tmp/planKF" 2>&1
