@@ -358,6 +358,36 @@ KF
 }
 check "l2-bench: RCU stalls and lockups are kernel faults; the command line and the stall timeout's boot line are not" kfaults
 
+# A tier K guest ended after its windows is judged by its console
+# (l1-guests-bench.sh tk_check): progress and no failure passes; a kernel
+# failure, a workload's error, locktorture's failures or no progress
+# fails; the raised stall timeout on the command line does not.
+tkcheck() {
+	sed -n '/^tk_check() {$/,/^}$/p' "$top/scripts/guest/l1-guests-bench.sh" >"$tmp/tkc.sh"
+	ok='[    0.000000] Command line: console=ttyS0 watchdog_thresh=24 rcupdate.rcu_cpu_stall_timeout=48
+[    0.457335] 	RCU CPU stall warnings timeout set to 48 (rcu_cpu_stall_timeout).
+L2-PROGRESS 14.80 211
+[   20.000000] Writes:  Total: 1000  Max/Min: 0/0   Fail: 0
+L2-PROGRESS 15.75 578'
+	want=0
+	for bad in '' '[   41.1] rcu: INFO: rcu_sched self-detected stall on CPU' \
+		'[   41.1] WARNING: CPU: 1 PID: 7 at kernel/x.c:1 f+0x1/0x2' \
+		'L2-ERROR hackbench -g 3 -l 10 failed' \
+		'[   20.000000] Writes:  Total: 1000  Max/Min: 0/0 !!! Fail: 2' \
+		'[   43.1] watchdog: BUG: soft lockup - CPU#1 stuck for 23s! [sh:77]'; do
+		printf '%s\r\n' "$ok" "$bad" | grep . >"$tmp/tkc.log"
+		log=$tmp/tkc.log sh -c ". '$tmp/tkc.sh'; tk_check t" >"$tmp/tkc.out"
+		[ $? = "$want" ] || { echo "tk_check on '$bad': want $want"; cat "$tmp/tkc.out"; return 1; }
+		[ "$want" = 0 ] || grep -qF "# t: $bad" "$tmp/tkc.out" ||
+			{ echo "tk_check on '$bad': not shown"; return 1; }
+		want=1
+	done
+	printf '%s\n' "$ok" | grep -v '^L2-PROGRESS' >"$tmp/tkc2.log"
+	log=$tmp/tkc2.log sh -c ". '$tmp/tkc.sh'; tk_check t" >"$tmp/tkc.out" && return 1
+	grep -q '^# t: no progress line$' "$tmp/tkc.out"
+}
+check "tier K: a guest ended after its windows fails on a kernel failure, an error line, locktorture failures or no progress, not on its command line" tkcheck
+
 ### The tables
 
 # gb.py gen RESULTS TIERA EXPECT: results files with known logs, and what
