@@ -595,7 +595,8 @@ ta_hogs() {
 
 # ta_setup PARAM A B: the setup line; the co-runner running, kvm-pvple
 # loaded with mode=auto.  The guests' workload outlasts the windows by
-# 30 s ($secs), then each guest reports and ends.
+# 30 s ($secs), then each guest reports and ends (tier A; tier K ends its
+# guests as the windows end, tk_place).
 ta_setup() {
 	secs=$((ta_settle + 4 * ta_groups * win + 30))
 	echo "# ta-setup win=$win guard=$ta_guard groups=$ta_groups settle=$ta_settle writers=$ta_writers wl=$ta_wl n=$ta_n param=$1 a=$2 b=$3${tknote:-}${l2_args:+ l2args=$(echo $l2_args | tr ' ' ,)}"
