@@ -64,8 +64,7 @@ boot_nested() {
 			>"$out/$name.verdict" 2>&1
 		rc=$?
 		if [ "$rc" != 0 ] && [ "$attempt" != 3 ] &&
-		   pvple_l1_stopped "$out/$name.verdict" &&
-		   ! grep -q "$plan: not ok" "$out/$name.verdict"; then
+		   pvple_bench_retry "$out/$name.verdict" "$plan"; then
 			echo "RETRY: $name: L1 stopped or its clock leapt (attempt $attempt);" \
 			     "its runs are dropped"
 			grep -E '^  L1' "$out/$name.verdict" | sed 's/^/  /'

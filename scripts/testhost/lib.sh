@@ -150,6 +150,17 @@ pvple_bench_outcome() {
 	fi
 }
 
+# pvple_bench_retry VERDICT PLAN: true when a bench boot that failed is
+# the emulator's and is booted again (scripts/testhost/bench.sh
+# boot_nested): L1 stopped while PLAN reported no failure of its own, or
+# L1's clock leapt with nothing failed that the leap does not explain --
+# then whatever PLAN reported is the leap's too (a window that lasted
+# minutes, a stopped guest's lockup reports), as classify.sh says.
+pvple_bench_retry() {
+	grep -q 'that the clock jump does not explain' "$1" && return 0
+	pvple_l1_stopped "$1" && ! grep -q "$2: not ok" "$1"
+}
+
 # pvple_guest_boot CASE OUT: one L1 boot running the nested-Linux guest
 # case CASE of scripts/guest/l1-guest-test.sh ("make guest-check"), logs
 # in OUT/, boot.sh's verdict in OUT.verdict; returns boot.sh's status.
