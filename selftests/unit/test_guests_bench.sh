@@ -358,6 +358,29 @@ KF
 }
 check "l2-bench: RCU stalls and lockups are kernel faults; the command line and the stall timeout's boot line are not" kfaults
 
+# The same reports as the kernel logs them (/dev/kmsg records), for the
+# console of a guest that L1 ends before its dmesg scan, with
+# locktorture's statistics lines that count failures.
+kmsgfaults() {
+	sed -n '/^kmsg_faults() {$/,/^}$/p' "$top/scripts/guest/l2-bench" >"$tmp/kmf.sh"
+	echo kmsg_faults >>"$tmp/kmf.sh"
+	cat >"$tmp/kmf.in" <<'KF'
+6,1,0,-;Command line: console=ttyS0 l2.bench=1 watchdog_thresh=24 rcupdate.rcu_cpu_stall_timeout=48
+6,2,457335,-;	RCU CPU stall warnings timeout set to 48 (rcu_cpu_stall_timeout).
+1,3,20000000,-;Writes:  Total: 1000  Max/Min: 0/0   Fail: 0
+4,4,40100000,-;WARNING: CPU: 1 PID: 7 at kernel/x.c:1 f+0x1/0x2; more
+3,5,41100000,-;rcu: INFO: rcu_sched self-detected stall on CPU
+1,6,42100000,-;Writes:  Total: 1000  Max/Min: 0/0 !!! Fail: 2
+0,7,43100000,-;watchdog: BUG: soft lockup - CPU#1 stuck for 23s! [sh:77]
+KF
+	sh "$tmp/kmf.sh" <"$tmp/kmf.in" >"$tmp/kmf.out"
+	[ "$(cat "$tmp/kmf.out")" = "L2-KERNEL [   40.100000] WARNING: CPU: 1 PID: 7 at kernel/x.c:1 f+0x1/0x2; more
+L2-KERNEL [   41.100000] rcu: INFO: rcu_sched self-detected stall on CPU
+L2-KERNEL [   42.100000] Writes:  Total: 1000  Max/Min: 0/0 !!! Fail: 2
+L2-KERNEL [   43.100000] watchdog: BUG: soft lockup - CPU#1 stuck for 23s! [sh:77]" ]
+}
+check "l2-bench: the kernel's failure reports and locktorture's failures from /dev/kmsg, stamped, live; the command line and Fail: 0 are not" kmsgfaults
+
 # A tier K guest ended after its windows is judged by its console
 # (l1-guests-bench.sh tk_check): progress and no failure passes; a kernel
 # failure, a workload's error, locktorture's failures or no progress
@@ -370,11 +393,14 @@ L2-PROGRESS 14.80 211
 [   20.000000] Writes:  Total: 1000  Max/Min: 0/0   Fail: 0
 L2-PROGRESS 15.75 578'
 	want=0
-	for bad in '' '[   41.1] rcu: INFO: rcu_sched self-detected stall on CPU' \
-		'[   41.1] WARNING: CPU: 1 PID: 7 at kernel/x.c:1 f+0x1/0x2' \
+	# What the console shows: kmsg_faults' lines (l2-bench), and the
+	# level-0 reports the console level still lets through.
+	for bad in '' 'L2-KERNEL [   41.100000] rcu: INFO: rcu_sched self-detected stall on CPU' \
+		'L2-KERNEL [   41.100000] WARNING: CPU: 1 PID: 7 at kernel/x.c:1 f+0x1/0x2' \
 		'L2-ERROR hackbench -g 3 -l 10 failed' \
-		'[   20.000000] Writes:  Total: 1000  Max/Min: 0/0 !!! Fail: 2' \
-		'[   43.1] watchdog: BUG: soft lockup - CPU#1 stuck for 23s! [sh:77]'; do
+		'L2-KERNEL [   20.000000] Writes:  Total: 1000  Max/Min: 0/0 !!! Fail: 2' \
+		'[   43.1] watchdog: BUG: soft lockup - CPU#1 stuck for 23s! [sh:77]' \
+		'[   44.1] Oops: general protection fault, probably for non-canonical address'; do
 		printf '%s\r\n' "$ok" "$bad" | grep . >"$tmp/tkc.log"
 		log=$tmp/tkc.log sh -c ". '$tmp/tkc.sh'; tk_check t" >"$tmp/tkc.out"
 		[ $? = "$want" ] || { echo "tk_check on '$bad': want $want"; cat "$tmp/tkc.out"; return 1; }
@@ -932,6 +958,16 @@ check "gate: +-4.9 % meets locktorture's 5 %, +-8 % hackbench's 10 %" \
 check "gate: +-5.1 % fails dbench's 5 %, and the gate exits 1" \
 	sh -c "! '$top/scripts/guest/gate.sh' locktorture:0:'$tmp/gate-lt' dbench:0:'$tmp/gate-db' >'$tmp/gate.out' &&
 	       grep -q '^gate dbench: .*not met (+-5.1 % is wider than the bar)' '$tmp/gate.out'"
+# One placement: "40 groups", no "of"; an index without an interval.
+printf '%s\n' "tier K A/A stock/stock: 1.010 [0.990, 1.030], 40 groups, 22 above 1, half-width 2.0 %" \
+	"speed-indexed B/A (lock rate over the co-runner's work per CPU second): 1.002 [0.990, 1.014], 11 groups, 6 above 1, half-width 1.2 %" >"$tmp/gate-one"
+printf '%s\n' "tier K A/A stock/stock: 1.010 [0.990, 1.030], 40 groups, 22 above 1, half-width 2.0 %" \
+	"speed-indexed B/A (lock rate over the co-runner's work per CPU second): 1.002 [-], 1 groups, 1 above 1, half-width -" >"$tmp/gate-noci"
+check "gate: one placement's short index, or an index without an interval, meets no bar" \
+	sh -c "! '$top/scripts/guest/gate.sh' locktorture:0:'$tmp/gate-one' >'$tmp/gate.out' &&
+	       grep -q 'not met (the index covers 11 of 40 groups)' '$tmp/gate.out' &&
+	       ! '$top/scripts/guest/gate.sh' locktorture:0:'$tmp/gate-noci' >'$tmp/gate.out' &&
+	       grep -q 'not met (no speed index with an interval)' '$tmp/gate.out'"
 check "gate: an index over fewer groups than the ratio, or a failed boot, meets no bar" \
 	sh -c "! '$top/scripts/guest/gate.sh' dbench:0:'$tmp/gate-short' locktorture:1:'$tmp/gate-lt' >'$tmp/gate.out' &&
 	       grep -q '^gate dbench: .*not met (the index covers 11 of 39 groups)' '$tmp/gate.out' &&
