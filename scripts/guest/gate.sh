@@ -22,11 +22,13 @@ for arg; do
 			return substr(s, RSTART + 2, RLENGTH - 2)
 		return "none"
 	}
+	# "8 placements of 48 groups", or one placement'"'"'s "40 groups".
 	function groups(s) {
-		if (match(s, /of [0-9]+ groups/))
-			return substr(s, RSTART + 3, RLENGTH - 10) + 0
+		if (match(s, /[0-9]+ groups/))
+			return substr(s, RSTART, RLENGTH - 7) + 0
 		return -1
 	}
+	BEGIN { hw = -1 }
 	/^tier K ([a-z]+ )?(A\/A|B\/A) [a-z0-9]+\/[a-z0-9]+: / && raw == "" {
 		raw = ci($0); rawg = groups($0); aa = $0 ~ / A\/A /
 	}
@@ -39,15 +41,15 @@ for arg; do
 	END {
 		bar = wl == "hackbench" ? 10 : 5
 		line = "gate " wl ": speed-indexed " (idx == "" ? "none" : idx)
-		if (idx != "")
+		if (hw >= 0)
 			line = line sprintf(" +-%.1f %% over %d groups", hw, idxg)
 		line = line ", as measured " (raw == "" ? "none" : raw) \
 			(rawg >= 0 ? sprintf(" over %d groups", rawg) : "") \
 			", co-runner " (co == "" ? "none" : co)
 		if (rc != 0)
 			why = "its boot failed"
-		else if (idx == "")
-			why = "no speed index"
+		else if (idx == "" || idx == "none" || hw < 0)
+			why = "no speed index with an interval"
 		else if (idxg != rawg)
 			why = "the index covers " idxg " of " rawg " groups"
 		if (!aa) {
