@@ -59,7 +59,7 @@ tap_() {
 }
 
 echo "TAP version 13"
-echo "1..23"
+echo "1..25"
 case_ "clean run" 0 "2 0 1" "$clean_console" "$clean_results"
 case_ "a failing case" 1 "1 1 1" "$clean_console" \
 	"${clean_results/ok 2 pvple.b/not ok 2 pvple.b}"
@@ -157,4 +157,11 @@ case_ "a TSC marked unstable leaves a green boot green" 0 "2 0 1" \
 	"$clean_results" 600
 grep -q "L1: its TSC was marked unstable at 439 s" "$tmp/out"
 tap_ "... and says when it was marked" $?
+# With tsc=reliable the watchdog leaves the TSC alone, but KVM can still
+# mark it unstable (kvm_arch_vcpu_load(), a TSC that went back).
+case_ "KVM marking the TSC unstable is said too" 0 "2 0 1" \
+	"$clean_console
+[  512.3] tsc: Marking TSC unstable due to KVM discovered backwards TSC" "$clean_results" 600
+grep -q "L1: its TSC was marked unstable at 512 s" "$tmp/out"
+tap_ "... with when" $?
 [ "$failed" = 0 ]
