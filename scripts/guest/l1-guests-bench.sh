@@ -748,6 +748,27 @@ tk_mem() {
 		END { print "# tk-mem when=" w " g=l1 free=" f + 0 " huge=" h + 0 }' /proc/meminfo
 }
 
+# tk_kvm WHEN: each lock guest's statistics in L1's KVM, "# tk-kvm": every
+# counter of its VM's debugfs directory (KVM's per-VM and summed per-vCPU
+# statistics, kvm_vm_stats_desc and kvm_vcpu_stats_desc in 6.12), among
+# them how its nested page tables map its memory (pages_4k, pages_2m) and
+# its exits by kind: the difference between a fast and a slow boot of the
+# same kernel (results.rst, tier K's per-boot speed).
+tk_kvm() {
+	for g in a b; do
+		eval "p=\$qpid_$g"
+		d=$(ls -d "$kvmdbg/$p"-* 2>/dev/null | head -n 1)
+		[ -n "$d" ] || continue
+		for f in "$d"/*; do
+			[ -f "$f" ] || continue
+			read -r v <"$f" 2>/dev/null || continue
+			case $v in *[!0-9]* | '') continue ;; esac
+			printf ' %s=%s' "${f##*/}" "$v"
+		done | sed "s/^/# tk-kvm when=$1 g=$g/"
+		echo
+	done
+}
+
 # tk_place P FIRST SWAP: placement P of tier K: both guests booted
 # afresh, FIRST's QEMU started first, settled, GB_TA_GROUPS ABBA groups
 # of windows, then both are ended and judged by their consoles
@@ -785,8 +806,10 @@ tk_place() {
 		qpid=$qpid_b
 		[ "$3" = 0 ] || qpid=$qpid_a
 		tk_mem "settled$pl"
+		tk_kvm "settled$pl"
 		ta_windows tk_run a b "a b"
 		tk_mem "end$pl"
+		tk_kvm "end$pl"
 	fi
 	kill -CONT "$qpid_a" "$qpid_b" 2>/dev/null
 	ran=$prc
@@ -807,6 +830,9 @@ tk_place() {
 			kill -9 "$qpid" 2>/dev/null
 			wait "$qpid" 2>/dev/null
 			ta_progress "$g" "$log"
+			tr -d '\r' <"$log" |
+				sed -n -e "s/^L2-VMSTAT \([0-9.]*\) /# tk-l2vm g=$g up=\1 /p" \
+					-e "s/^L2-DMESG /# tk-l2dmesg g=$g /p"
 			tk_check "tierk-$g" || prc=1
 			continue
 		fi

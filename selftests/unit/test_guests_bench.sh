@@ -338,6 +338,55 @@ dbnone() {
 		grep -qx 'L2-RESULT tiera mbps=none'
 }
 check "dbench-progress.awk: a dbench that printed no throughput gives none" dbnone
+# l2-bench's vm_line: free memory, tmpfs, and the interrupts summed over
+# the vCPUs, from a 2-vCPU /proc/interrupts whose rows end in names.
+cat >"$tmp/meminfo" <<'MI'
+MemTotal:         480000 kB
+MemFree:          373204 kB
+Shmem:            121908 kB
+MI
+cat >"$tmp/interrupts" <<'IT'
+           CPU0       CPU1
+  0:         33          0   IO-APIC   2-edge      timer
+NMI:          0          0   Non-maskable interrupts
+LOC:       7139       5001   Local timer interrupts
+SPU:          0          0   Spurious interrupts
+RES:        299         13   Rescheduling interrupts
+CAL:       1354          7   Function call interrupts
+TLB:         24          1   TLB shootdowns
+IT
+vmline() {
+	sed -n '/^vm_line() {$/,/^}$/p' "$top/scripts/guest/l2-bench" >"$tmp/vl.sh"
+	echo "vm_line 12.53 '$tmp/meminfo' '$tmp/interrupts'" >>"$tmp/vl.sh"
+	[ "$($1 "$tmp/vl.sh")" = "L2-VMSTAT 12.53 free=373204 shmem=121908 nmi=0 loc=12140 spu=0 res=312 cal=1361 tlb=25" ]
+}
+check "l2-bench vm_line: free memory, tmpfs and each kind of interrupt over all vCPUs" vmline sh
+if command -v busybox >/dev/null; then
+	check "l2-bench vm_line: the same under busybox sh (L2's)" vmline "busybox sh"
+else
+	n=$((n + 1))
+	echo "ok $n guests-bench: vm_line under busybox sh # SKIP busybox is not installed"
+fi
+
+# tk_kvm: every number in each guest's KVM debugfs directory, found by
+# its QEMU's pid; files that hold no number are left out.
+tkkvm() {
+	mkdir -p "$tmp/kvm/77-12" "$tmp/kvm/78-13"
+	echo 40615 >"$tmp/kvm/77-12/exits"; echo 77 >"$tmp/kvm/77-12/pages_2m"
+	echo "0 1 2" >"$tmp/kvm/77-12/halt_wait_hist"; mkdir -p "$tmp/kvm/77-12/vcpu0"
+	echo 43612 >"$tmp/kvm/78-13/exits"
+	sed -n '/^tk_kvm() {$/,/^}$/p' "$l1" >"$tmp/tkkvm.sh"
+	echo "kvmdbg='$tmp/kvm' qpid_a=77 qpid_b=78; tk_kvm end-p1" >>"$tmp/tkkvm.sh"
+	printf '%s\n' "# tk-kvm when=end-p1 g=a exits=40615 pages_2m=77" \
+		"# tk-kvm when=end-p1 g=b exits=43612" | cmp - <($1 "$tmp/tkkvm.sh")
+}
+check "tk_kvm: each guest's KVM statistics, numbers only" tkkvm bash
+if command -v busybox >/dev/null; then
+	check "tk_kvm: the same under busybox sh" tkkvm "busybox sh"
+else
+	n=$((n + 1))
+	echo "ok $n guests-bench: tk_kvm under busybox sh # SKIP busybox is not installed"
+fi
 
 # The guest's kernel reports: a stall or lockup report is one, the
 # command line and the stall timeout's boot line are not.
