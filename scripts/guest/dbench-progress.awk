@@ -16,11 +16,7 @@ $4 == "MB/sec" && ($5 == "warmup" || $5 == "execute") && $2 ~ /^[0-9]+$/ {
 	getline u <UPTIME
 	close(UPTIME)
 	split(u, t, " ")
-	# A count below the last one is a new dbench process (bench.tr):
-	# the lines go on from the last process's.
-	if ($2 + 0 < last) base += last
-	last = $2 + 0
-	printf "L2-PROGRESS %s %d\n", t[1], base + last
+	printf "L2-PROGRESS %s %s\n", t[1], $2
 	fflush()
 }
 /^Throughput / { m = $2 }

@@ -388,21 +388,6 @@ else
 	echo "ok $n guests-bench: tk_kvm under busybox sh # SKIP busybox is not installed"
 fi
 
-# bench.tr: dbench run again in the same guest; the second process's
-# count starts from 0 and goes on from the first's last.
-dbrestart() {
-	cat "$tmp/dbench.out" "$tmp/dbench.out" |
-		$1 -v UPTIME="$tmp/uptime" -f "$dbp" | cut -d' ' -f3 | tr '\n' ' ' |
-		grep -qx '17 40 331 348 371 662 mbps=4.39471 '
-}
-check "dbench-progress.awk: a second dbench process's lines go on from the first's" dbrestart awk
-if command -v busybox >/dev/null; then
-	check "dbench-progress.awk: the same under busybox awk" dbrestart "busybox awk"
-else
-	n=$((n + 1))
-	echo "ok $n guests-bench: dbench-progress.awk's restart under busybox awk # SKIP busybox is not installed"
-fi
-
 # The guest's kernel reports: a stall or lockup report is one, the
 # command line and the stall timeout's boot line are not.
 kfaults() {
