@@ -33,6 +33,18 @@ check() {
 	fi
 }
 
+# check_bb DESC FN APPLET: check DESC FN "busybox APPLET" (the shell or
+# awk of L1's or L2's initramfs), or a SKIP line where busybox is not
+# installed.
+check_bb() {
+	if command -v busybox >/dev/null; then
+		check "$1" "$2" "busybox $3"
+	else
+		n=$((n + 1))
+		echo "ok $n guests-bench: $1 # SKIP busybox is not installed"
+	fi
+}
+
 ### The plan of make bench-host --dry-run
 
 GB_UNDER_VCPUS=3 BENCH_CPUS=0 \
@@ -257,12 +269,7 @@ ticks_of() {
 	echo 'ticks 77; echo "$tck"; ticks 78; echo "$tck"' >>"$tmp/ticks.sh"
 	[ "$(GB_PROC=$tmp/proc $1 "$tmp/ticks.sh" | tr '\n' ' ')" = "400 0 " ]
 }
-if command -v busybox >/dev/null; then
-	check "ticks: a QEMU's CPU time from its stat, under busybox sh (L1's); 0 when it is gone" ticks_of "busybox sh"
-else
-	n=$((n + 1))
-	echo "ok $n guests-bench: ticks under busybox sh # SKIP busybox is not installed"
-fi
+check_bb "ticks: a QEMU's CPU time from its stat, under busybox sh (L1's); 0 when it is gone" ticks_of sh
 check "ticks: the same under sh" ticks_of sh
 # A guest that stopped in the emulator before /init is a skip (2), also
 # with tier K's stall timeout on its command line; a stall report is a
@@ -327,12 +334,7 @@ dbprog() {
 		cmp - "$tmp/dbprog"
 }
 check "dbench-progress.awk: each progress line's count with the time it was read, then the throughput" dbprog awk
-if command -v busybox >/dev/null; then
-	check "dbench-progress.awk: the same under busybox awk (L2's)" dbprog "busybox awk"
-else
-	n=$((n + 1))
-	echo "ok $n guests-bench: dbench-progress.awk under busybox awk # SKIP busybox is not installed"
-fi
+check_bb "dbench-progress.awk: the same under busybox awk (L2's)" dbprog awk
 dbnone() {
 	head -n 8 "$tmp/dbench.out" | awk -v UPTIME="$tmp/uptime" -f "$dbp" | tail -n 1 |
 		grep -qx 'L2-RESULT tiera mbps=none'
@@ -361,12 +363,7 @@ vmline() {
 	[ "$($1 "$tmp/vl.sh")" = "L2-VMSTAT 12.53 free=373204 shmem=121908 nmi=0 loc=12140 spu=0 res=312 cal=1361 tlb=25" ]
 }
 check "l2-bench vm_line: free memory, tmpfs and each kind of interrupt over all vCPUs" vmline sh
-if command -v busybox >/dev/null; then
-	check "l2-bench vm_line: the same under busybox sh (L2's)" vmline "busybox sh"
-else
-	n=$((n + 1))
-	echo "ok $n guests-bench: vm_line under busybox sh # SKIP busybox is not installed"
-fi
+check_bb "l2-bench vm_line: the same under busybox sh (L2's)" vmline sh
 
 # tk_kvm: every number in each guest's KVM debugfs directory, found by
 # its QEMU's pid; files that hold no number are left out.
@@ -381,12 +378,7 @@ tkkvm() {
 		"# tk-kvm when=end-p1 g=b exits=43612" | cmp - <($1 "$tmp/tkkvm.sh")
 }
 check "tk_kvm: each guest's KVM statistics, numbers only" tkkvm bash
-if command -v busybox >/dev/null; then
-	check "tk_kvm: the same under busybox sh" tkkvm "busybox sh"
-else
-	n=$((n + 1))
-	echo "ok $n guests-bench: tk_kvm under busybox sh # SKIP busybox is not installed"
-fi
+check_bb "tk_kvm: the same under busybox sh" tkkvm sh
 
 # The guest's kernel reports: a stall or lockup report is one, the
 # command line and the stall timeout's boot line are not.
