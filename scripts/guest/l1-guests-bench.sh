@@ -329,10 +329,16 @@ pin() {
 	echo "# pinned $1 (vCPU:CPU): $pin_plan"
 }
 
+# vmdir VMPID: the VM's directory in KVM's debugfs ("PID-FD"), in $d;
+# empty when there is none.
+vmdir() {
+	d=$(ls -d "$kvmdbg/$1"-* 2>/dev/null | head -n 1)
+}
+
 # snap VMPID: "key=value ..." of KVM's statistics of the VM and, when
 # kvm-pvple is loaded, its counters for the VM.
 snap() {
-	d=$(ls -d "$kvmdbg/$1"-* 2>/dev/null | head -n 1)
+	vmdir "$1"
 	for f in exits halt_exits directed_yield_attempted directed_yield_successful; do
 		echo "$f=$(cat "$d/$f" 2>/dev/null || echo 0)"
 	done
@@ -756,15 +762,15 @@ tk_mem() {
 # same kernel (results.rst, tier K's per-boot speed).
 tk_kvm() {
 	for g in a b; do
-		eval "p=\$qpid_$g"
-		d=$(ls -d "$kvmdbg/$p"-* 2>/dev/null | head -n 1)
+		eval "vmdir \$qpid_$g"
 		[ -n "$d" ] || continue
+		printf '# tk-kvm when=%s g=%s' "$1" "$g"
 		for f in "$d"/*; do
 			[ -f "$f" ] || continue
 			read -r v <"$f" 2>/dev/null || continue
 			case $v in *[!0-9]* | '') continue ;; esac
 			printf ' %s=%s' "${f##*/}" "$v"
-		done | sed "s/^/# tk-kvm when=$1 g=$g/"
+		done
 		echo
 	done
 }

@@ -372,7 +372,7 @@ tkkvm() {
 	echo 40615 >"$tmp/kvm/77-12/exits"; echo 77 >"$tmp/kvm/77-12/pages_2m"
 	echo "0 1 2" >"$tmp/kvm/77-12/halt_wait_hist"; mkdir -p "$tmp/kvm/77-12/vcpu0"
 	echo 43612 >"$tmp/kvm/78-13/exits"
-	sed -n '/^tk_kvm() {$/,/^}$/p' "$l1" >"$tmp/tkkvm.sh"
+	sed -n '/^vmdir() {$/,/^}$/p; /^tk_kvm() {$/,/^}$/p' "$l1" >"$tmp/tkkvm.sh"
 	echo "kvmdbg='$tmp/kvm' qpid_a=77 qpid_b=78; tk_kvm end-p1" >>"$tmp/tkkvm.sh"
 	printf '%s\n' "# tk-kvm when=end-p1 g=a exits=40615 pages_2m=77" \
 		"# tk-kvm when=end-p1 g=b exits=43612" | cmp - <($1 "$tmp/tkkvm.sh")
