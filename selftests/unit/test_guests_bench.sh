@@ -294,11 +294,11 @@ check "tier K, GB_TA_WL=dbench: both guests run dbench with 4 clients, in 512M g
 		    grep -cE -- '-m 512M .*bench.ta=[0-9]*:4 bench.tw=dbench( |\$)') = 2 ] &&
 	       grep -q '^# ta-setup .* wl=dbench n=4 ' '$tmp/planKD'"
 GB_DRY=1 GB_TIER=K GB_TA_WL=hackbench GB_TA_GROUPS=1 GB_CPUS=0,1 sh "$l1" >"$tmp/planKH" 2>&1
-check "tier K, GB_TA_WL=hackbench: both guests run hackbench, 3 groups, 10 loops a run, 12 s windows, 48 s soft-lockup and RCU stall bounds" \
+check "tier K, GB_TA_WL=hackbench: both guests run hackbench, 3 groups, 3 loops a run, 12 s windows, 48 s soft-lockup and RCU stall bounds" \
 	sh -c "[ \$(grep 'would run: .*qemu-system.*bench.ta=' '$tmp/planKH' |
-		    grep -cE -- '-m 384M .*bench.ta=[0-9]*:3 bench.tw=hackbench bench.tl=10( |\$)') = 2 ] &&
+		    grep -cE -- '-m 384M .*bench.ta=[0-9]*:3 bench.tw=hackbench bench.tl=3( |\$)') = 2 ] &&
 	       grep -q '^# ta-setup win=12 .* wl=hackbench n=3 ' '$tmp/planKH' &&
-	       [ \$(grep -c 'would run: .*qemu-system.*bench.tl=10 watchdog_thresh=24 rcupdate.rcu_cpu_stall_timeout=48' '$tmp/planKH') = 2 ] &&
+	       [ \$(grep -c 'would run: .*qemu-system.*bench.tl=3 watchdog_thresh=24 rcupdate.rcu_cpu_stall_timeout=48' '$tmp/planKH') = 2 ] &&
 	       ! grep -q watchdog_thresh '$tmp/planK'"
 check "GB_TA_WL names no workload: bail out, no guest" \
 	sh -c "! GB_DRY=1 GB_TIER=K GB_TA_WL=fio GB_CPUS=0,1 sh '$l1' >'$tmp/planKX' 2>&1 &&
