@@ -11,7 +11,63 @@
 # index covers every group the ratio as measured does: an index over
 # fewer groups (the co-runner's lines stopped) is a shorter run, not a
 # quieter one.  Exits 1 if an A/A bar is not met or a boot failed.
+#
+# gate.sh --design WL [DESIGN]: the size of WL's boot in such a run,
+# "PLACEMENTS GROUPS", from DESIGN, WL:PxG entries apart by spaces or
+# commas (GB_TK_DESIGN), else from the default below.  Every entry of
+# both is checked, whichever WL asks: an entry that is not WL:PxG with
+# WL one of the three loads and P and G from 1 to 99, or a load named
+# twice in DESIGN, exits 1, saying why.
+#
+# The default sizes each workload by where its A/A noise lies
+# (Documentation/results.rst): dbench's is in each guest boot's own
+# speed, so it gets many placements of one group; hackbench's is in its
+# windows and its places alike; locktorture's is small in both.  About
+# 70 minutes in all on this 2-core test host.
 set -u
+GATE_DESIGN="locktorture:8x2 dbench:20x1 hackbench:8x2"
+# design_size WL DESIGN: as --design, from DESIGN alone; prints nothing
+# if DESIGN does not name WL.
+design_size() {
+	local e n p g v seen=" " size=""
+	set -f
+	for e in ${2//,/ }; do
+		n=${e%%:*} p=${e#*:}
+		g=${p#*x} p=${p%%x*}
+		case $n in
+		locktorture | dbench | hackbench) ;;
+		*) echo "gate.sh: design entry '$e' is not WL:PxG for locktorture, dbench or hackbench" >&2
+		   return 1 ;;
+		esac
+		for v in "$p" "$g"; do
+			case $v in
+			[1-9] | [1-9][0-9]) ;;
+			*) echo "gate.sh: design entry '$e' is not WL:PxG with P and G from 1 to 99" >&2
+			   return 1 ;;
+			esac
+		done
+		[ "$e" = "$n:${p}x$g" ] || {
+			echo "gate.sh: design entry '$e' is not WL:PxG" >&2
+			return 1
+		}
+		case $seen in
+		*" $n "*) echo "gate.sh: design names $n twice" >&2; return 1 ;;
+		esac
+		seen="$seen$n "
+		[ "$n" != "$1" ] || size="$p $g"
+	done
+	echo "$size"
+}
+if [ "${1:-}" = --design ]; then
+	own=$(design_size "${2:-}" "${3:-}") || exit 1
+	def=$(design_size "${2:-}" "$GATE_DESIGN") || exit 1
+	[ -n "$own$def" ] || {
+		echo "gate.sh: no design for workload '${2:-}'" >&2
+		exit 1
+	}
+	echo "${own:-$def}"
+	exit 0
+fi
 bad=0
 for arg; do
 	wl=${arg%%:*} rest=${arg#*:}

@@ -83,6 +83,8 @@ bench_guests_one() {
 	# Every GB_* setting goes to L1's plan (l1-guests-bench.sh), on
 	# the kernel command line: spaces in a value become commas.
 	for var in ${!GB_*}; do
+		# Read here, on L0 (bench_guests).
+		[ "$var" != GB_TK_DESIGN ] || continue
 		gb+=("$var=$(echo ${!var} | tr ' ' ,)")
 	done
 	# The plan's defaults: 40 groups of 4 s, hackbench 20 of 12 s.
@@ -145,23 +147,34 @@ bench_guests_one() {
 
 # bench_guests: the Linux-guest benchmark.  GB_TA_WL may name several
 # workloads for tier K ("locktorture dbench hackbench"): one L1 boot each,
-# one table each (guests-STAMP-WL.txt), then scripts/guest/gate.sh's
-# summary of them (guests-STAMP.gate), with the whole run's time: issue
-# 19's A/A gate in one command.
+# of the size gate.sh --design gives it (GB_TK_DESIGN="dbench:24x1 ..."
+# changes one), one table each (guests-STAMP-WL.txt), then
+# scripts/guest/gate.sh's summary of them (guests-STAMP.gate), with the
+# whole run's time: issue 19's A/A gate in one command.
 bench_guests() {
-	local v wl rc=0 t0=$SECONDS gate=()
+	local v wl size rc=0 t0=$SECONDS gate=()
 	for v in stock gyield pvple; do
 		GUEST_VARIANT=$v "$PVPLE_TOP/scripts/guest/build.sh" ||
 			die "guest kernel build failed ($v)"
 	done
 	set -- ${GB_TA_WL:-locktorture}
 	if [ $# -eq 1 ]; then
+		[ -z "${GB_TK_DESIGN:-}" ] ||
+			die "GB_TK_DESIGN sizes a run over several workloads; one is sized by GB_TK_PLACES and GB_TA_GROUPS"
 		bench_guests_one "" || exit 1
 		return 0
 	fi
 	[ "${GB_TIER:-B}" = K ] || die "GB_TA_WL=\"$*\": several workloads are for GB_TIER=K"
+	[ -z "${GB_TK_PLACES:-}${GB_TA_GROUPS:-}" ] ||
+		die "several workloads: each one's size is GB_TK_DESIGN's (WL:PxG), not GB_TK_PLACES or GB_TA_GROUPS"
 	for wl; do
-		GB_TA_WL=$wl bench_guests_one "-$wl"
+		size=$("$PVPLE_TOP/scripts/guest/gate.sh" --design "$wl" "${GB_TK_DESIGN:-}") ||
+			die "GB_TK_DESIGN=\"${GB_TK_DESIGN:-}\""
+	done
+	for wl; do
+		size=$("$PVPLE_TOP/scripts/guest/gate.sh" --design "$wl" "${GB_TK_DESIGN:-}")
+		GB_TA_WL=$wl GB_TK_PLACES=${size% *} GB_TA_GROUPS=${size#* } \
+			bench_guests_one "-$wl"
 		gate+=("$wl:$?:$out/guests-$stamp-$wl.txt")
 	done
 	(

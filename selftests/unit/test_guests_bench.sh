@@ -1013,6 +1013,22 @@ check "gate: an index over fewer groups than the ratio, or a failed boot, meets 
 	sh -c "! '$top/scripts/guest/gate.sh' dbench:0:'$tmp/gate-short' locktorture:1:'$tmp/gate-lt' >'$tmp/gate.out' &&
 	       grep -q '^gate dbench: .*not met (the index covers 11 of 39 groups)' '$tmp/gate.out' &&
 	       grep -q '^gate locktorture: .*not met (its boot failed)' '$tmp/gate.out'"
+# The size of each workload's boot in such a run (gate.sh --design):
+# the default, an override of one workload by GB_TK_DESIGN, and entries
+# it refuses, even for a workload it was not asked about.
+g=$top/scripts/guest/gate.sh
+check "gate --design: the default sizes, one workload changed, the others kept" \
+	sh -c "[ \"\$('$g' --design locktorture)/\$('$g' --design dbench)/\$('$g' --design hackbench)\" = '8 2/20 1/8 2' ] &&
+	       [ \"\$('$g' --design dbench 'hackbench:4x4,dbench:24x1')\" = '24 1' ] &&
+	       [ \"\$('$g' --design locktorture 'dbench:24x1')\" = '8 2' ]"
+check "gate --design: no size for a workload it does not know, nor from a bad entry, wherever it stands" \
+	sh -c "! '$g' --design fio 2>'$tmp/gd' && grep -q \"no design for workload 'fio'\" '$tmp/gd' &&
+	       for e in dbench:x1 dbench:1x dbench:0x1 dbench:05x1 dbench:100x1 dbench:2x3x4 dbench:ax1 \
+			dbench:1:x1 dbench:1x:1 dbench debnch:2x2 ':1x1' '*' 'lt:1x1;dbench:1x1' \
+			'locktorture:2x2 hackbench:0x0' 'locktorture:2x2,dbench:2x2,dbench:3x3'; do
+		       ! '$g' --design locktorture \"\$e\" >/dev/null 2>'$tmp/gd' || exit 1
+		       grep -q \"design entry '\\|design names dbench twice\" '$tmp/gd' || exit 1
+	       done"
 "$top/scripts/guest/guests-table.sh" "$tmp/tierakpu" >"$tmp/tableKPU" 2>&1
 check "tier K, one placement of four swapped: the same fit, unbalanced" \
 	sh -c "python3 '$tmp/gb.py' cmp tierkpu '$tmp/tableKPU' '$tmp/expect' &&
