@@ -1018,9 +1018,9 @@ check "gate: an index over fewer groups than the ratio, or a failed boot, meets 
 # it refuses, even for a workload it was not asked about.
 g=$top/scripts/guest/gate.sh
 check "gate --design: the default sizes, one workload changed, the others kept" \
-	sh -c "[ \"\$('$g' --design locktorture)/\$('$g' --design dbench)/\$('$g' --design hackbench)\" = '8 2/20 1/8 2' ] &&
+	sh -c "[ \"\$('$g' --design locktorture)/\$('$g' --design dbench)/\$('$g' --design hackbench)\" = '8 4/28 1/4 2' ] &&
 	       [ \"\$('$g' --design dbench 'hackbench:4x4,dbench:24x1')\" = '24 1' ] &&
-	       [ \"\$('$g' --design locktorture 'dbench:24x1')\" = '8 2' ]"
+	       [ \"\$('$g' --design locktorture 'dbench:24x1')\" = '8 4' ]"
 check "gate --design: no size for a workload it does not know, nor from a bad entry, wherever it stands" \
 	sh -c "! '$g' --design fio 2>'$tmp/gd' && grep -q \"no design for workload 'fio'\" '$tmp/gd' &&
 	       for e in dbench:x1 dbench:1x dbench:0x1 dbench:05x1 dbench:100x1 dbench:2x3x4 dbench:ax1 \
