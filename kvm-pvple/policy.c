@@ -419,9 +419,14 @@ void pvple_slice_rec(struct pvple_slice_in *in, enum pvple_rec r, __u64 wait)
  * @in: the vCPU's state when its task is asked to reschedule.
  *
  * One grant per request and never two in a row: a request that comes
- * while a grant runs (the grant's own timer, or anything else) ends it,
- * whatever the guest does, so that no guest value can keep the CPU
- * longer than slice_ext_us past a request.  A lock waiter is not kept:
+ * while a grant runs (the grant's own timer at its bound, or anything
+ * else) ends it, whatever the guest does, so that no guest value can keep
+ * the CPU longer than slice_ext_us past a request.  A grant cut in steps
+ * (slice_step_us, @step: the request is the grant's own timer at a step
+ * short of the bound) goes on only while it would still be granted now,
+ * and ends at the first step that finds the guest out of its section:
+ * the reschedule then lands between two sections rather than wherever
+ * the bound falls.  The bound is the same.  A lock waiter is not kept:
  * it has nothing to finish, and its own preemption count is raised by
  * the lock it waits for.  The queue head is the exception (@head: it
  * publishes the holder, or "not known"; every other waiter names its
@@ -437,12 +442,17 @@ void pvple_slice_rec(struct pvple_slice_in *in, enum pvple_rec r, __u64 wait)
  *
  * Return: what to do, PVPLE_SLICE_GRANT only if the guest is in a
  * critical section, the extension is on, no grant is running and the
- * vCPU waits for no lock, or only as the head of its queue.
+ * vCPU waits for no lock, or only as the head of its queue;
+ * PVPLE_SLICE_STEP on the same conditions at a step of a running grant.
  */
 enum pvple_slice pvple_slice_decide(const struct pvple_slice_in *in)
 {
-	if (in->granted)
+	if (in->granted) {
+		if (in->step && in->on && pvple_slice_in_cs(in) &&
+		    (!in->waiting || in->head))
+			return PVPLE_SLICE_STEP;
 		return PVPLE_SLICE_END;
+	}
 	if (!in->read_ok)
 		return PVPLE_SLICE_FAULT;
 	if (!pvple_slice_in_cs(in))

@@ -239,12 +239,15 @@ enum pvple_slice {
 	PVPLE_SLICE_OFF,	/* in one, but the extension is off */
 	PVPLE_SLICE_WAITING,	/* in one, but waiting for a lock itself */
 	PVPLE_SLICE_FAULT,	/* the count cannot be read */
+	PVPLE_SLICE_STEP,	/* a grant's step: still in one, keep going */
 	PVPLE_NR_SLICES
 };
 
 struct pvple_slice_in {
 	bool on;		/* slice_ext_us > 0, and pvple on for the VM */
 	bool granted;		/* a grant is running since the last request */
+	bool step;		/* ... and its own step timer made this one, */
+				/* with time left before its bound */
 	bool read_ok;		/* @count was read from the guest */
 	__u32 count;		/* the guest's preemption count */
 	bool waiting;		/* its record says it waits for a lock */

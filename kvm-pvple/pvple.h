@@ -93,6 +93,7 @@ enum pvple_stat {
 	PVPLE_STAT_SLICE_WAITING,
 	PVPLE_STAT_SLICE_FAULT,
 	PVPLE_STAT_SLICE_DESCHED_CS,
+	PVPLE_STAT_SLICE_STEPS,
 	PVPLE_STAT_SLICE_NS,
 	/* registrations refused or odd, by reason */
 	PVPLE_STAT_REG_OK,
@@ -134,7 +135,8 @@ struct pvple_stats {
  * or an ioctl's vcpu_load()); other vCPUs of the VM read those two and
  * queue on @waiters (park.c).  @preempt_*, @slice_granted and @slice_*_ns
  * are the own task's too; @slice_task is read by @slice_timer's callback
- * (vcpu.c, on the CPU it was armed on); @named_runs is written by the
+ * (vcpu.c, on the CPU it was armed on), which writes @slice_fired for the
+ * task on that CPU; @named_runs is written by the
  * other vCPUs of the VM, a hint without ordering (slice.c).
  */
 struct pvple_vcpu {
@@ -158,6 +160,7 @@ struct pvple_vcpu {
 	struct hrtimer slice_timer;	/* ends a slice extension */
 	struct task_struct *slice_task;	/* granted to, for the timer */
 	bool slice_granted;		/* since the last reschedule request */
+	bool slice_fired;		/* the timer raised the request */
 	u64 slice_start_ns, slice_bound_ns;
 };
 
@@ -182,6 +185,7 @@ extern unsigned int pvple_park_max_us;
 extern unsigned int pvple_park_hc_gap_us;
 extern int pvple_l3_mode;
 extern unsigned int pvple_slice_ext_us;
+extern unsigned int pvple_slice_step_us;
 
 /* stats.c */
 struct seq_file;

@@ -128,7 +128,8 @@ TRACE_DEFINE_ENUM(PVPLE_SLICE_FAULT);
 			 { PVPLE_SLICE_END, "end" },			\
 			 { PVPLE_SLICE_OFF, "off" },			\
 			 { PVPLE_SLICE_WAITING, "waiting" },		\
-			 { PVPLE_SLICE_FAULT, "fault" })
+			 { PVPLE_SLICE_FAULT, "fault" },		\
+			 { PVPLE_SLICE_STEP, "step" })
 
 /*
  * @target_id: the vCPU the spinner's record names; @len vCPUs were looked

@@ -37,6 +37,18 @@
  * the next exit: the extension is one delay of at most slice_ext_us (plus
  * the timer's latency) per request, never two in a row.
  *
+ * In steps (slice_step_us): the timer fires every step instead of once at
+ * the bound, and at each step the hook reads the count again.  Still in a
+ * section, the grant goes on (PVPLE_SLICE_STEP: the flags cleared again,
+ * the timer re-armed for the next step or what is left of the bound);
+ * out of it, the grant ends there and the reschedule goes ahead between
+ * two sections.  Only a request the timer itself raised is a step
+ * (@slice_fired); any other ends the grant as before, and the bound is
+ * counted from the grant, so steps never lengthen it.  The one case where
+ * a step hides another request: a wake-up that sets the flag between the
+ * timer's callback and the hook; it then waits for the rest of the
+ * bound, as it would have without steps.
+ *
  * Ordering.  @slice_task and @slice_granted are the vCPU's own task's:
  * written there, with preemption off around the grant so that the timer
  * is armed on the CPU whose flags were cleared.  The timer callback runs
@@ -45,7 +57,14 @@
  * or returned to user space and slept), the callback must not set the
  * flag of a task that is not running; a stale pointer compared is never
  * dereferenced.  The grant ends, at the latest, when the vCPU is loaded
- * again (pvple_slice_left()), which cancels the timer.
+ * again (pvple_slice_left()), which cancels the timer.  @slice_fired is
+ * written by the callback and read and cleared by the task, both on the
+ * CPU the timer is pinned to: while a grant runs the task cannot leave
+ * that CPU without a schedule(), whose vcpu_load() on its return ends
+ * the grant.  One CPU's program order orders them; READ_ONCE() and
+ * WRITE_ONCE() keep the compiler from tearing or caching the flag across
+ * the interrupt.  A @slice_fired left over from an ended grant is cleared
+ * by the next grant before its timer is armed.
  */
 #include <linux/hrtimer.h>
 #include <linux/sched.h>
@@ -93,6 +112,20 @@ void pvple_slice_left(struct pvple_vm *vm, struct pvple_vcpu *pv)
 		pvple_slice_end(vm, pv, PVPLE_STAT_SLICE_LEFT);
 }
 
+/*
+ * The timer for the next step of a grant: slice_step_us, or what is left
+ * of the bound if that is sooner (or the step is 0).
+ */
+static void pvple_slice_arm(struct pvple_vcpu *pv, u64 left_ns)
+{
+	u64 step_ns = (u64)READ_ONCE(pvple_slice_step_us) * NSEC_PER_USEC;
+
+	if (step_ns && step_ns < left_ns)
+		left_ns = step_ns;
+	WRITE_ONCE(pv->slice_fired, false);
+	hrtimer_start(&pv->slice_timer, left_ns, HRTIMER_MODE_REL_PINNED_HARD);
+}
+
 /* Grant: the reschedule waits for the timer.  Preemption is off. */
 static void pvple_slice_grant(struct pvple_vm *vm, struct pvple_vcpu *pv,
 			      unsigned int us)
@@ -103,9 +136,36 @@ static void pvple_slice_grant(struct pvple_vm *vm, struct pvple_vcpu *pv,
 	pv->slice_granted = true;
 	pv->slice_start_ns = ktime_get_ns();
 	pv->slice_bound_ns = us * NSEC_PER_USEC;
-	hrtimer_start(&pv->slice_timer, pv->slice_bound_ns,
-		      HRTIMER_MODE_REL_PINNED_HARD);
+	pvple_slice_arm(pv, pv->slice_bound_ns);
 	pvple_count(vm, PVPLE_STAT_SLICE_GRANTED);
+}
+
+/*
+ * A step of a running grant: still in a section, the grant goes on, to
+ * its bound at the latest.  Preemption is off.
+ */
+static void pvple_slice_step(struct pvple_vm *vm, struct pvple_vcpu *pv,
+			     u64 left_ns)
+{
+	clear_tsk_need_resched(current);
+	clear_preempt_need_resched();
+	pvple_slice_arm(pv, left_ns);
+	pvple_count(vm, PVPLE_STAT_SLICE_STEPS);
+}
+
+/*
+ * What is left of a grant's bound if its own timer raised this request
+ * at a step, else 0.  The timer never fires before it is due, so a
+ * request it raised at the bound leaves nothing.  Preemption is off.
+ */
+static u64 pvple_slice_step_due(struct pvple_vcpu *pv)
+{
+	s64 left;
+
+	if (!pv->slice_granted || !READ_ONCE(pv->slice_fired))
+		return 0;
+	left = pv->slice_start_ns + pv->slice_bound_ns - ktime_get_ns();
+	return left > 0 ? left : 0;
 }
 
 /*
@@ -149,6 +209,7 @@ void pvple_slice_resched(struct kvm_vcpu *vcpu)
 	struct pvple_vm *vm;
 	enum pvple_rec r;
 	unsigned int us;
+	u64 left_ns;
 	int idx;
 
 	vm = pvple_lookup(vcpu, &pv);
@@ -174,15 +235,22 @@ void pvple_slice_resched(struct kvm_vcpu *vcpu)
 	in.on = us && pvple_vm_mode(vm) != PVPLE_MODE_OFF &&
 		pvple_slice_allowed(current);
 	in.granted = pv->slice_granted;
+	left_ns = pvple_slice_step_due(pv);
+	in.step = left_ns > 0;
 	d = pvple_slice_decide(&in);
 	if (d == PVPLE_SLICE_GRANT)
 		pvple_slice_grant(vm, pv, us);
+	else if (d == PVPLE_SLICE_STEP)
+		pvple_slice_step(vm, pv, left_ns);
 	else if (d == PVPLE_SLICE_END)
 		pvple_slice_end(vm, pv, PVPLE_STAT_SLICE_EXPIRED);
 	preempt_enable();
 
-	pvple_count(vm, PVPLE_STAT_SLICE_REQUESTS);
 	trace_kvm_pvple_slice(vcpu->kvm, vcpu->vcpu_id, d, in.count);
+	/* A step is the grant's own: not a request of the scheduler's. */
+	if (d == PVPLE_SLICE_STEP)
+		return;
+	pvple_count(vm, PVPLE_STAT_SLICE_REQUESTS);
 	if (!pvple_slice_in_cs(&in)) {
 		if (d == PVPLE_SLICE_FAULT)
 			pvple_count(vm, PVPLE_STAT_SLICE_FAULT);

@@ -69,6 +69,7 @@ static const char * const pvple_stat_names[PVPLE_NR_STATS] = {
 	[PVPLE_STAT_SLICE_WAITING]	= "slice_waiting",
 	[PVPLE_STAT_SLICE_FAULT]	= "slice_fault",
 	[PVPLE_STAT_SLICE_DESCHED_CS]	= "slice_desched_cs",
+	[PVPLE_STAT_SLICE_STEPS]	= "slice_steps",
 	[PVPLE_STAT_SLICE_NS]		= "slice_ns",
 	[PVPLE_STAT_REG_OK]		= "reg_ok",
 	[PVPLE_STAT_REG_REPLACED]	= "reg_replaced",

@@ -19,6 +19,8 @@ static enum hrtimer_restart pvple_slice_expired(struct hrtimer *t)
 	struct pvple_vcpu *pv = container_of(t, struct pvple_vcpu, slice_timer);
 
 	if (READ_ONCE(pv->slice_task) == current) {
+		/* A step or the bound: the hook tells them apart (slice.c). */
+		WRITE_ONCE(pv->slice_fired, true);
 		set_tsk_need_resched(current);
 		set_preempt_need_resched();
 	}

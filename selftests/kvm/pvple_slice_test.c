@@ -4,7 +4,8 @@
  * inside a critical section (its registered preemption count is not zero)
  * keeps its CPU for at most slice_ext_us past a reschedule request, once
  * per request; a guest that says so forever takes no more than that from
- * a neighbour.  A holder that spins inside its section keeps its CPU.
+ * a neighbour; in steps (slice_step_us), to the same bound.  A holder
+ * that spins inside its section keeps its CPU.
  *
  * The vCPU thread shares host CPU 0 with a busy host thread, so that the
  * scheduler asks it to reschedule at every tick.  Only the last test
@@ -168,6 +169,52 @@ TEST_F_TIMEOUT(pvple, slice_extended_in_a_section, HARNESS_TIMEOUT_S)
 	ASSERT_GE(c.slice_expired, c.slice_granted / 2);
 	ASSERT_GE(c.slice_ns, c.slice_expired * EXT_US * 1000);
 	ASSERT_LE(c.slice_ns, ended * 5 * EXT_US * 1000);
+}
+
+/*
+ * In steps: a guest that stays inside its section is looked at every
+ * slice_ext_us / 4 and kept at each look, to the same bound and no
+ * further; the steps are not reschedule requests of the scheduler's.
+ * The bound is the parameter's largest, so that the emulated host's late
+ * timer interrupts (about 160 us, slice_extended_in_a_section) leave
+ * room for steps.
+ */
+#define STEP_EXT_US	1000
+#define STEP_EXT_US_S	"1000"
+#define STEP_US_S	"250"
+
+TEST_F_TIMEOUT(pvple, slice_steps_keep_the_bound, HARNESS_TIMEOUT_S)
+{
+	struct pvple_counts c;
+	u64 ended;
+
+	if (cannot_extend())
+		SKIP(return, "%s", cannot_extend());
+	set_params("auto", "2000");
+	pvple_param_set("slice_step_us", STEP_US_S);
+	run_section(_metadata, STEP_EXT_US_S, 1, &c);
+	pvple_param_set("slice_step_us", "0");
+	pvple_param_set("slice_ext_us", EXT_US_S);
+	ksft_print_msg("  %lu steps\n", c.slice_steps);
+	ASSERT_GE(c.slice_requests, 20);
+	ASSERT_EQ(c.slice_in_cs, c.slice_requests);
+	ended = c.slice_expired + c.slice_cut + c.slice_left;
+	ASSERT_GE(c.slice_granted, c.slice_requests / 3);
+	ASSERT_LE(c.slice_granted,
+		  (c.slice_requests + 1) / 2 + c.slice_left);
+	ASSERT_EQ(c.slice_desched_cs, c.slice_requests - c.slice_granted);
+	/*
+	 * A grant the timer ends has passed up to three steps, at least one
+	 * on average (a late timer interrupt may use up the bound in fewer),
+	 * never more: each step but the last waits a whole step, and a
+	 * request that finds the bound reached ends the grant.
+	 */
+	ASSERT_GE(c.slice_steps, c.slice_expired);
+	ASSERT_LE(c.slice_steps, 3 * c.slice_granted);
+	/* Still in a section at the end; the whole bound, as without steps. */
+	ASSERT_EQ(c.slice_still_in_cs, c.slice_expired + c.slice_cut);
+	ASSERT_GE(c.slice_ns, c.slice_expired * STEP_EXT_US * 1000);
+	ASSERT_LE(c.slice_ns, ended * 5 * STEP_EXT_US * 1000);
 }
 
 TEST_F_TIMEOUT(pvple, slice_not_extended_outside_a_section,

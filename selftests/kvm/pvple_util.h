@@ -90,6 +90,7 @@ struct pvple_counts {
 	u64 slice_waiting;
 	u64 slice_fault;
 	u64 slice_desched_cs;
+	u64 slice_steps;
 	u64 slice_ns;
 	u64 held_spin;
 };

@@ -974,6 +974,30 @@ static unsigned int test_slice(bool run)
 		  { .on = true, .granted = true }, PVPLE_SLICE_END },
 		{ "the count unreadable: fault",
 		  { .on = true, .count = 1 }, PVPLE_SLICE_FAULT },
+		{ "a step, still in a section: go on",
+		  { .on = true, .granted = true, .step = true, .read_ok = true,
+		    .count = 1 }, PVPLE_SLICE_STEP },
+		{ "a step, out of the section: end it",
+		  { .on = true, .granted = true, .step = true, .read_ok = true },
+		  PVPLE_SLICE_END },
+		{ "a step, bit 31 alone: out, end it",
+		  { .on = true, .granted = true, .step = true, .read_ok = true,
+		    .count = 0x80000000 }, PVPLE_SLICE_END },
+		{ "a step, the count unreadable: end it",
+		  { .on = true, .granted = true, .step = true, .count = 1 },
+		  PVPLE_SLICE_END },
+		{ "a step, the extension switched off: end it",
+		  { .granted = true, .step = true, .read_ok = true, .count = 1 },
+		  PVPLE_SLICE_END },
+		{ "a step, now waiting behind another waiter: end it",
+		  { .on = true, .granted = true, .step = true, .read_ok = true,
+		    .count = 1, .waiting = true }, PVPLE_SLICE_END },
+		{ "a step, the head of a queue: go on",
+		  { .on = true, .granted = true, .step = true, .read_ok = true,
+		    .count = 1, .waiting = true, .head = true }, PVPLE_SLICE_STEP },
+		{ "a step without a grant: a grant of its own",
+		  { .on = true, .step = true, .read_ok = true, .count = 1 },
+		  PVPLE_SLICE_GRANT },
 	};
 	unsigned int i, bits, bad = 0;
 	struct pvple_slice_in in;
@@ -985,21 +1009,28 @@ static unsigned int test_slice(bool run)
 				 "slice: %s\n", cases[i].name);
 	/*
 	 * Every input: a grant needs all five conditions, and only those;
-	 * "not waiting" is met by the head of a queue too.
+	 * "not waiting" is met by the head of a queue too.  A step keeps a
+	 * running grant on the same four and its own step; every other
+	 * request to a running grant ends it.
 	 */
-	for (bits = 0; bits < 128; bits++) {
-		bool want;
+	for (bits = 0; bits < 256; bits++) {
+		bool kept, want;
+		enum pvple_slice d;
 
 		in = (struct pvple_slice_in){
 			.on = bits & 1, .granted = bits & 2, .read_ok = bits & 4,
-			.waiting = bits & 8, .head = bits & 64,
+			.waiting = bits & 8, .head = bits & 64, .step = bits & 128,
 			.count = (bits & 16 ? 3 : 0) | (bits & 32 ? 0x80000000 : 0),
 		};
-		want = in.on && !in.granted && in.read_ok &&
-		       (!in.waiting || in.head) && (bits & 16);
-		bad += (pvple_slice_decide(&in) == PVPLE_SLICE_GRANT) != want;
+		kept = in.on && in.read_ok && (!in.waiting || in.head) &&
+		       (bits & 16);
+		want = kept && !in.granted;
+		d = pvple_slice_decide(&in);
+		bad += (d == PVPLE_SLICE_GRANT) != want;
+		bad += (d == PVPLE_SLICE_STEP) != (kept && in.granted && in.step);
+		bad += in.granted && d != PVPLE_SLICE_STEP && d != PVPLE_SLICE_END;
 	}
-	ksft_test_result(!bad, "slice: a grant exactly when all five hold (%u wrong of 128)\n",
+	ksft_test_result(!bad, "slice: a grant or a step exactly when all hold (%u of 256 wrong)\n",
 			 bad);
 	return 0;
 }

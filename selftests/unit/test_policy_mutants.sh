@@ -37,6 +37,10 @@ mutants=(
 	'a head that does not know the holder is not kept|s/in->head = r == PVPLE_REC_NO_HOLDER ||/in->head =/'
 	'a waiter behind a predecessor is taken for the head|s/PVPLE_WAIT_ROLE(wait) == PVPLE_ROLE_HOLDER);/true);/'
 	'the extension ignores its switch|s/if (!in->on)/if (0)/'
+	'a step goes on out of its section|s/if (in->step \&\& in->on \&\& pvple_slice_in_cs(in) \&\&/if (in->step \&\& in->on \&\&/'
+	'a step ignores the switch|s/if (in->step \&\& in->on \&\&/if (in->step \&\&/'
+	'a step keeps a waiter behind another|s/^\t\t    (!in->waiting || in->head))$/\t\t    1)/'
+	'any request to a grant is a step|s/if (in->step \&\& in->on/if (in->on/'
 	'an idle spinner not taken for a holder keeps its CPU|s/in->rec == PVPLE_REC_IDLE \&\& in->held \&\&/in->rec == PVPLE_REC_IDLE \&\&/'
 	'a holder keeps its CPU in mode off|s/if (in->mode != PVPLE_MODE_OFF \&\& in->mode < PVPLE_NR_MODES \&\&/if (in->mode < PVPLE_NR_MODES \&\&/'
 )
