@@ -146,7 +146,7 @@ function winrate_in(i, off, n, u, w,    t1, gs, ge, j, f, l) {
 # the start of each window and at the end) per second of the A and B
 # windows, by their place in the ABBA group.
 function slice_summary(    i, j, k, nx, arm, d, t, tt, sum, n, names, fa, fb) {
-	n = split("requests in_cs granted steps still_in_cs waiting desched_cs ple_exits held_spin yield_ok yield_reached yield_missed", names, " ")
+	n = split("requests in_cs granted steps expired cut left ns still_in_cs waiting desched_cs ple_exits held_spin yield_ok yield_reached yield_missed", names, " ")
 	for (i = 1; i <= nwin; i++) {
 		nx = wnext(i)
 		if (!((i, "desched_cs") in tcnt) || !((nx, "desched_cs") in tcnt))
