@@ -116,6 +116,7 @@
 #   GB_L2_ARGS (none): more kernel arguments for tier A's and K's lock
 #   guests (commas for spaces), e.g. nokaslr
 #   GB_SCHED_FEAT (none): L1 scheduler features, e.g. NO_PICK_BUDDY
+#   GB_TA_TRACE (none): a window whose slice grants are traced
 #   GB_DRY (empty): plan only
 . "$(dirname "$0")/l1-lib.sh"
 
@@ -204,6 +205,7 @@ ta_param=${GB_TA_PARAM:-mode}
 ta_a=${GB_TA_A:-off}
 ta_b=${GB_TA_B:-auto}
 slice_us=${GB_SLICE_US:-1000}
+ta_trace=${GB_TA_TRACE:-}
 tk_a=${GB_TK_A:-stock}
 tk_b=${GB_TK_B:-pvple}
 tk_first=${GB_TK_FIRST:-a}
@@ -649,6 +651,43 @@ cpu_tags() {
 	cpus="$cpus cpu_co=$tck"
 }
 
+# GB_TA_TRACE=N: window N (of tier A or K) also records how the lock
+# guest's slice grants begin and end, summed up by slice-trace.awk.  Only
+# grant timers' hrtimer events are kept (filtered on the callback's
+# address) and only vCPU threads' switches ("CPU n/KVM"): a recording
+# that costs the window a little, so that window's figures are not
+# comparable; it is for finding out where grants go, not for ratios.
+tr=/sys/kernel/tracing
+trace_start() {
+	fn=$(awk '$3 == "pvple_slice_expired" { print $1; exit }' /proc/kallsyms)
+	echo 0 >$tr/tracing_on
+	echo >$tr/trace
+	echo mono >$tr/trace_clock
+	echo 16384 >$tr/buffer_size_kb
+	for e in hrtimer_start hrtimer_expire_entry; do
+		echo "function == 0x$fn" >$tr/events/timer/$e/filter
+		echo 1 >$tr/events/timer/$e/enable
+	done
+	echo 'prev_comm ~ "CPU *"' >$tr/events/sched/sched_switch/filter
+	echo 1 >$tr/events/sched/sched_switch/enable
+	echo 1 >$tr/events/kvm_pvple/kvm_pvple_slice/enable
+	echo 1 >$tr/tracing_on
+}
+
+trace_stop() {
+	echo 0 >$tr/tracing_on
+	for e in timer/hrtimer_start timer/hrtimer_expire_entry \
+		 sched/sched_switch kvm_pvple/kvm_pvple_slice; do
+		echo 0 >$tr/events/$e/enable
+		echo 0 >$tr/events/$e/filter 2>/dev/null
+	done
+	echo "# slice-trace window=$1 lines=$(grep -vc '^#' $tr/trace)" \
+	     "lost=$(grep -o 'entries-in-buffer/entries-written: [0-9/]*' $tr/trace)"
+	awk -f "$(dirname "$0")/slice-trace.awk" $tr/trace
+	grep -v '^#' $tr/trace | head -n 40 | sed 's/^/# slice-trace-raw /'
+	echo local >$tr/trace_clock
+}
+
 # ta_windows SWITCH A B [GUESTS]: GB_TA_GROUPS ABBA groups of GB_WIN s
 # windows.  "SWITCH ARM" starts each window (with GB_DRY=1 it only says
 # what it would do) and sets $tags, what the window's line says of it.
@@ -667,7 +706,13 @@ ta_windows() {
 			cpu_tags "${4:-}"
 			echo "# ta-win win=$wi group=$g $tags${ptag:-} l1=$up$cpus"
 			slice_snap "$wi"
-			sleep "$win"
+			if [ "$wi" = "$ta_trace" ]; then
+				trace_start
+				sleep "$win"
+				trace_stop "$wi"
+			else
+				sleep "$win"
+			fi
 		done
 	done
 	[ -z "$dry" ] || return 0

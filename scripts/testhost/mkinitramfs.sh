@@ -75,6 +75,7 @@ if [ -n "${PVPLE_L2:-}" ]; then
 	cp "$PVPLE_TOP/scripts/guest/l1-l3-bench.sh" "$root/pvple/bin/l3-bench.sh"
 	cp "$PVPLE_TOP/scripts/guest/l1-guests-bench.sh" "$root/pvple/bin/guests-bench.sh"
 	cp "$PVPLE_TOP/scripts/guest/l1-lib.sh" "$root/pvple/bin/"
+	cp "$PVPLE_TOP/scripts/guest/slice-trace.awk" "$root/pvple/bin/"
 	cp "$PVPLE_TOP/scripts/tap.sh" "$root/pvple/bin/"
 fi
 
