@@ -447,19 +447,22 @@ void pvple_slice_rec(struct pvple_slice_in *in, enum pvple_rec r, __u64 wait)
  */
 enum pvple_slice pvple_slice_decide(const struct pvple_slice_in *in)
 {
-	if (in->granted) {
-		if (in->step && in->on && pvple_slice_in_cs(in) &&
-		    (!in->waiting || in->head))
-			return PVPLE_SLICE_STEP;
+	enum pvple_slice d;
+
+	if (in->granted && !in->step)
 		return PVPLE_SLICE_END;
-	}
 	if (!in->read_ok)
-		return PVPLE_SLICE_FAULT;
-	if (!pvple_slice_in_cs(in))
-		return PVPLE_SLICE_NONE;
-	if (!in->on)
-		return PVPLE_SLICE_OFF;
-	if (in->waiting && !in->head)
-		return PVPLE_SLICE_WAITING;
-	return PVPLE_SLICE_GRANT;
+		d = PVPLE_SLICE_FAULT;
+	else if (!pvple_slice_in_cs(in))
+		d = PVPLE_SLICE_NONE;
+	else if (!in->on)
+		d = PVPLE_SLICE_OFF;
+	else if (in->waiting && !in->head)
+		d = PVPLE_SLICE_WAITING;
+	else
+		d = PVPLE_SLICE_GRANT;
+	/* A step: what a request now would be given, or the end. */
+	if (in->granted)
+		return d == PVPLE_SLICE_GRANT ? PVPLE_SLICE_STEP : PVPLE_SLICE_END;
+	return d;
 }
