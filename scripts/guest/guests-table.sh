@@ -382,6 +382,7 @@ $2 == "ta-setup" {
 	tawl = kv["wl"]; tkfirst = kv["first"]; l2args = kv["l2args"]
 	next
 }
+$2 == "pvple-params" { pvparams = substr($0, index($0, $3)); next }
 $2 == "ta-clock" {
 	kvs(3)
 	if ("g" in kv) goff[kv["g"]] = hgoff[kv["g"]] = kv["offset"] + 0; else offset = kv["offset"] + 0
@@ -681,6 +682,8 @@ END {
 			printf "%s: rates in %s over each window less its first %g s (guest clock = L1 - %.3f s)\n",
 			       tawl, taunit, guard, offset
 		}
+		if (pvparams != "")
+			printf "kvm-pvple loaded with %s\n", pvparams
 		if (nh)
 			printf "co B/A: the co-runner'"'"'s iterations, the same pairing (its clock = L1 - %.3f s)\n",
 			       hoffset

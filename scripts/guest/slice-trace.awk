@@ -3,7 +3,9 @@
 # kvm_pvple_slice event, the grant timer's hrtimer_start and
 # hrtimer_expire_entry (filtered on pvple_slice_expired), and sched_switch
 # of QEMU's vCPU threads.  Each grant is followed in its vCPU thread (the
-# task that took it) until
+# task that took it) from the grant's hrtimer_start, which comes before
+# the grant's own event (traced once preemption is on again; a short
+# timer may even fire in between), until
 #   end      the hook ended it (kvm_pvple_slice "end"), with or without
 #            the grant's timer having fired first;
 #   left     its thread was switched out before any "end" (the load hook
@@ -72,8 +74,14 @@ function close_grant(tid, class, t) {
 		next
 	if ($0 ~ / grant$/) {
 		grants++
-		gs[tid] = t
-		fired[tid] = ""
+		if (tid in arm) {
+			arms++
+			note("armed", arm[tid])
+			delete arm[tid]
+		} else {
+			gs[tid] = t
+			fired[tid] = ""
+		}
 	} else if ($0 ~ / end$/ && (tid in gs)) {
 		close_grant(tid, fired[tid] != "" ? "end_fired" : "end_early", t)
 	} else if ($0 ~ / end$/) {
@@ -86,10 +94,12 @@ function close_grant(tid, class, t) {
 	tid = pid_of($0)
 	h = field($0, "hrtimer")
 	owner[h] = tid
-	if (tid in gs) {
-		arms++
-		note("armed", field($0, "expires") / 1e3 - ts_of($0))
-	}
+	if (tid in gs)
+		next
+	t = ts_of($0)
+	arm[tid] = field($0, "expires") / 1e3 - t
+	gs[tid] = t
+	fired[tid] = ""
 	next
 }
 

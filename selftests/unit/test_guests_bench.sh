@@ -900,6 +900,11 @@ check "tier A: per-window rates over the guarded windows, ABBA pairs, geometric 
 	gbcmp tiera "$tmp/tableA"
 check "tier A: a line per ABBA group" \
 	[ "$(grep -c '^[1-6] ' "$tmp/tableA")" = 6 ]
+{ echo "# pvple-params mode=auto slice_ext_us=1000 slice_step_us=0"; cat "$tmp/tiera"; } >"$tmp/tieraP"
+"$top/scripts/guest/guests-table.sh" "$tmp/tieraP" >"$tmp/tableP" 2>&1
+check "tier A: the table says what kvm-pvple ran with, and says nothing without the record" \
+	sh -c "grep -qx 'kvm-pvple loaded with mode=auto slice_ext_us=1000 slice_step_us=0' '$tmp/tableP' &&
+	       ! grep -q 'kvm-pvple loaded with' '$tmp/tableA'"
 check "tier A: the co-runner's rate per window on its own clock, ABBA pairs, geometric mean and CI" \
 	gbcmp tierah "$tmp/tableA"
 killed "the co-runner read on the lock guest's clock" tierah guests-table.sh 's/hrate\[i\] = hogclock ? winrate(i, hoffset,/hrate[i] = hogclock ? winrate(i, offset,/' "$tmp/tiera"
@@ -1112,8 +1117,11 @@ check "per-run table: the share of yields whose target ran" \
 # yields, 1 in 4 reached the target in A windows, 3 in 4 in B windows.
 GB_DRY=1 GB_TIER=A GB_TA_GROUPS=1 GB_TA_PARAM=slice_ext_us GB_TA_A=0 GB_TA_B=200 \
 	GB_CPUS=0,1 sh "$l1" >"$tmp/planS" 2>&1
-check "tier A, GB_TA_PARAM=slice_ext_us: windows 0, 200, 200, 0, mode stays auto, the load-time value back" \
-	sh -c "[ \"\$(sed -n 's|^# would run: \(sh -c \)\?echo \([0-9]*\) >/sys/module/kvm_pvple/parameters/slice_ext_us.*|\2|p' '$tmp/planS' | tr '\n' ' ')\" = '0 200 200 0 1000 ' ] &&
+# The last 1000: the script ends with the module on, and "on" with the
+# module already loaded sets GB_SLICE_US (the test host's /init loads it
+# with the hardware default).
+check "tier A, GB_TA_PARAM=slice_ext_us: windows 0, 200, 200, 0, mode stays auto, the load-time value back, set again on a loaded module" \
+	sh -c "[ \"\$(sed -n 's|^# would run: \(sh -c \)\?echo \([0-9]*\) >/sys/module/kvm_pvple/parameters/slice_ext_us.*|\2|p' '$tmp/planS' | tr '\n' ' ')\" = '0 200 200 0 1000 1000 ' ] &&
 	       [ \"\$(grep -c 'parameters/mode' '$tmp/planS')\" = 2 ] &&
 	       grep -q 'would run: insmod .*kvm-pvple.ko slice_ext_us=1000' '$tmp/planS'"
 awk 'BEGIN { d = 0; r = 0 }
@@ -1141,31 +1149,35 @@ check "the check fails on slice counters given to the wrong arm" \
 	sh -c "! grep -Eq '^  desched_cs +10\.0 / +2\.0' '$tmp/table.broken'"
 
 ### slice-trace.awk: how grants end, from a recording with known answers
-# Grant 1 (vCPU thread 501): armed 1000 us ahead, its timer fires with the
-# thread current, the hook ends it 1050 us after the grant.  Grant 2
-# (502): the thread blocks 200 us in (left).  Grant 3 (501): ended 300 us
-# in, its timer never fired (ended early).
+# As kvm-pvple traces them: a grant's hrtimer_start comes before its
+# kvm_pvple_slice event.  Grant 1 (vCPU thread 501): armed 1000 us
+# ahead, its timer fires with the thread current, the hook ends it
+# 1050 us after the grant.  Grant 2 (502): armed 10 us ahead, the timer
+# fires before the grant's own event, the thread switches out 200 us in
+# (left).  Grant 3 (501): ended 300 us in, its timer never fired.
 cat >"$tmp/slice.trace" <<'TRACE'
 # tracer: nop
 # entries-in-buffer/entries-written: 9/9   #P:2
-       CPU 0/KVM-501     [000] d..1.   100.000100: kvm_pvple_slice: kvm 500 vcpu 0 count 0x1 grant
-       CPU 0/KVM-501     [000] d..1.   100.000105: hrtimer_start: hrtimer=00000000aaaa function=pvple_slice_expired [kvm_pvple] expires=100001100000 softexpires=100001100000 mode=ABS|PINNED|HARD
+       CPU 0/KVM-501     [000] d..1.   100.000100: hrtimer_start: hrtimer=00000000aaaa function=pvple_slice_expired [kvm_pvple] expires=100001100000 softexpires=100001100000 mode=REL|PINNED|HARD
+       CPU 0/KVM-501     [000] .N...   100.000105: kvm_pvple_slice: kvm 500 vcpu 0 count 0x1 grant
        CPU 0/KVM-501     [000] d.h1.   100.001100: hrtimer_expire_entry: hrtimer=00000000aaaa now=100001100000 function=pvple_slice_expired [kvm_pvple]
        CPU 0/KVM-501     [000] d..1.   100.001150: kvm_pvple_slice: kvm 500 vcpu 0 count 0x1 end
-       CPU 1/KVM-502     [001] d..1.   100.002000: kvm_pvple_slice: kvm 500 vcpu 1 count 0x201 grant
-       CPU 1/KVM-502     [001] d..1.   100.002005: hrtimer_start: hrtimer=00000000bbbb function=pvple_slice_expired [kvm_pvple] expires=100003000000 softexpires=100003000000 mode=ABS|PINNED|HARD
-       CPU 1/KVM-502     [001] d..2.   100.002200: sched_switch: prev_comm=CPU 1/KVM prev_pid=502 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120
-       CPU 0/KVM-501     [000] d..1.   100.003000: kvm_pvple_slice: kvm 500 vcpu 0 count 0x1 grant
+       CPU 1/KVM-502     [001] d..1.   100.002000: hrtimer_start: hrtimer=00000000bbbb function=pvple_slice_expired [kvm_pvple] expires=100002010000 softexpires=100002010000 mode=REL|PINNED|HARD
+       CPU 1/KVM-502     [001] d.h1.   100.002040: hrtimer_expire_entry: hrtimer=00000000bbbb now=100002040000 function=pvple_slice_expired [kvm_pvple]
+       CPU 1/KVM-502     [001] .N...   100.002060: kvm_pvple_slice: kvm 500 vcpu 1 count 0x201 grant
+       CPU 1/KVM-502     [001] d..2.   100.002200: sched_switch: prev_comm=CPU 1/KVM prev_pid=502 prev_prio=120 prev_state=R ==> next_comm=swapper/1 next_pid=0 next_prio=120
+       CPU 0/KVM-501     [000] d..1.   100.003000: hrtimer_start: hrtimer=00000000aaaa function=pvple_slice_expired [kvm_pvple] expires=100004000000 softexpires=100004000000 mode=REL|PINNED|HARD
+       CPU 0/KVM-501     [000] .N...   100.003002: kvm_pvple_slice: kvm 500 vcpu 0 count 0x1 grant
        CPU 0/KVM-501     [000] d..1.   100.003300: kvm_pvple_slice: kvm 500 vcpu 0 count 0x1 end
 TRACE
 slicetrace() {
 	$1 -f "$top/scripts/guest/slice-trace.awk" "$tmp/slice.trace" >"$tmp/slicetrace" &&
-	grep -qx '# slice-trace grants=3 arms=2 ends_without_grant=0 open=0 fired_task_current=1 fired_task_other=0 fired_no_grant=0' "$tmp/slicetrace" &&
+	grep -qx '# slice-trace grants=3 arms=3 ends_without_grant=0 open=0 fired_task_current=2 fired_task_other=0 fired_no_grant=0' "$tmp/slicetrace" &&
 	grep -qx '# slice-trace end_fired n=1 mean_us=1050.0 median_us=1050.0 fired_n=1 fired_mean_us=1000.0' "$tmp/slicetrace" &&
 	grep -qx '# slice-trace end_early n=1 mean_us=300.0 median_us=300.0' "$tmp/slicetrace" &&
-	grep -qx '# slice-trace left n=1 mean_us=200.0 median_us=200.0' "$tmp/slicetrace" &&
-	grep -qx '# slice-trace armed n=2 mean_us=995.0 median_us=995.0' "$tmp/slicetrace" &&
-	grep -qx '# slice-trace left_prev_state S=1' "$tmp/slicetrace"
+	grep -qx '# slice-trace left n=1 mean_us=200.0 median_us=200.0 fired_n=1 fired_mean_us=40.0' "$tmp/slicetrace" &&
+	grep -qx '# slice-trace armed n=3 mean_us=670.0 median_us=1000.0' "$tmp/slicetrace" &&
+	grep -qx '# slice-trace left_prev_state R=1' "$tmp/slicetrace"
 }
 check "slice-trace.awk: each grant's way out, its length and its timer" slicetrace awk
 check_bb "slice-trace.awk: the same under busybox awk (L1's)" slicetrace awk
