@@ -21,7 +21,7 @@ function ts_of(line) {
 	return -1
 }
 
-function pid_of(line) {
+function pid_of(line,	s) {
 	if (match(line, /-[0-9]+ +\[[0-9]+\]/)) {
 		s = substr(line, RSTART + 1)
 		sub(/ .*/, "", s)
@@ -30,11 +30,10 @@ function pid_of(line) {
 	return ""
 }
 
-function field(line, key,	s) {
+function field(line, key) {
 	if (!match(line, " " key "=[^ ]*"))
 		return ""
-	s = substr(line, RSTART + length(key) + 2, RLENGTH - length(key) - 2)
-	return s
+	return substr(line, RSTART + length(key) + 2, RLENGTH - length(key) - 2)
 }
 
 function note(class, us) {
