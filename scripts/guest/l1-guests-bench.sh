@@ -106,6 +106,7 @@
 #   groups, and its loops a run (a progress line each); with hackbench
 #   GB_WIN is 12 and GB_TA_GROUPS 20 unless given
 #   GB_TA_B (auto)     GB_SLICE_US (1000): kvm-pvple's slice_ext_us= at load
+#   GB_SLICE_STEP_US (none: the module's own): its slice_step_us= at load
 #   tier K: GB_TK_A (stock)  GB_TK_B (pvple)  GB_TK_FIRST (a: the guest
 #   whose QEMU starts first)  GB_TK_PLACES (1)  GB_TK_SWAP (1 when the
 #   placements come in fours: the kernels swap guests in placements 3
@@ -205,6 +206,7 @@ ta_param=${GB_TA_PARAM:-mode}
 ta_a=${GB_TA_A:-off}
 ta_b=${GB_TA_B:-auto}
 slice_us=${GB_SLICE_US:-1000}
+step_us=${GB_SLICE_STEP_US:-}
 ta_trace=${GB_TA_TRACE:-}
 tk_a=${GB_TK_A:-stock}
 tk_b=${GB_TK_B:-pvple}
@@ -263,7 +265,8 @@ uptime_() {
 # script runs, so "on" also sets slice_ext_us=GB_SLICE_US when it finds
 # the module loaded.  Until 2026-12-04 it did not: every tier A and K run
 # but those that switched slice_ext_us itself granted 10 us, not the
-# 1000 their tables said (results.rst, "How long a grant is").  Each "on"
+# 1000 their tables said (results.rst, "How long a grant is").  With
+# GB_SLICE_STEP_US, "on" sets slice_step_us the same way.  Each "on"
 # writes down what the module then runs with ("# pvple-params").
 pdir=/sys/module/kvm_pvple/parameters
 modstate=off
@@ -271,8 +274,11 @@ modstate=off
 module() {
 	if [ "$1" = on ] && [ "$modstate" = on ]; then
 		do_ sh -c "echo $slice_us >$pdir/slice_ext_us"
+		[ -z "$step_us" ] ||
+			do_ sh -c "echo $step_us >$pdir/slice_step_us"
 	elif [ "$1" = on ]; then
-		do_ insmod "$ko" slice_ext_us="$slice_us"
+		do_ insmod "$ko" slice_ext_us="$slice_us" \
+			${step_us:+slice_step_us="$step_us"}
 	elif [ "$modstate" = on ]; then
 		do_ rmmod kvm_pvple
 	fi

@@ -1124,6 +1124,14 @@ check "tier A, GB_TA_PARAM=slice_ext_us: windows 0, 200, 200, 0, mode stays auto
 	sh -c "[ \"\$(sed -n 's|^# would run: \(sh -c \)\?echo \([0-9]*\) >/sys/module/kvm_pvple/parameters/slice_ext_us.*|\2|p' '$tmp/planS' | tr '\n' ' ')\" = '0 200 200 0 1000 1000 ' ] &&
 	       [ \"\$(grep -c 'parameters/mode' '$tmp/planS')\" = 2 ] &&
 	       grep -q 'would run: insmod .*kvm-pvple.ko slice_ext_us=1000' '$tmp/planS'"
+# GB_SLICE_STEP_US: set on the loaded module beside slice_ext_us, and
+# only when given (the plan above, without it, writes no step).
+GB_DRY=1 GB_TIER=K GB_TA_GROUPS=1 GB_SLICE_STEP_US=100 \
+	GB_CPUS=0,1 sh "$l1" >"$tmp/planT" 2>&1
+check "GB_SLICE_STEP_US: slice_step_us given at load and written on a loaded module, not without it" \
+	sh -c "grep -q 'would run: sh -c echo 100 >/sys/module/kvm_pvple/parameters/slice_step_us' '$tmp/planT' &&
+	       grep -q 'would run: insmod .*kvm-pvple.ko slice_ext_us=1000 slice_step_us=100\$' '$tmp/planT' &&
+	       ! grep -q 'slice_step_us' '$tmp/planS'"
 awk 'BEGIN { d = 0; r = 0 }
 $2 == "ta-setup" { sub(/ b=auto$/, " param=slice_ext_us a=0 b=200") }
 $2 == "ta-win" {
