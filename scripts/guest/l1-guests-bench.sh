@@ -206,7 +206,8 @@ ta_param=${GB_TA_PARAM:-mode}
 ta_a=${GB_TA_A:-off}
 ta_b=${GB_TA_B:-auto}
 slice_us=${GB_SLICE_US:-1000}
-step_us=${GB_SLICE_STEP_US:-}
+# What "module on" sets: at insmod, or in sysfs on a loaded module.
+mod_params="slice_ext_us=$slice_us${GB_SLICE_STEP_US:+ slice_step_us=$GB_SLICE_STEP_US}"
 ta_trace=${GB_TA_TRACE:-}
 tk_a=${GB_TK_A:-stock}
 tk_b=${GB_TK_B:-pvple}
@@ -273,12 +274,12 @@ modstate=off
 [ -d /sys/module/kvm_pvple ] && modstate=on
 module() {
 	if [ "$1" = on ] && [ "$modstate" = on ]; then
-		do_ sh -c "echo $slice_us >$pdir/slice_ext_us"
-		[ -z "$step_us" ] ||
-			do_ sh -c "echo $step_us >$pdir/slice_step_us"
+		for kv in $mod_params; do
+			do_ sh -c "echo ${kv#*=} >$pdir/${kv%%=*}"
+		done
 	elif [ "$1" = on ]; then
-		do_ insmod "$ko" slice_ext_us="$slice_us" \
-			${step_us:+slice_step_us="$step_us"}
+		# shellcheck disable=SC2086 # one word a parameter
+		do_ insmod "$ko" $mod_params
 	elif [ "$modstate" = on ]; then
 		do_ rmmod kvm_pvple
 	fi
