@@ -142,14 +142,15 @@ function winrate_in(i, off, n, u, w,    t1, gs, ge, j, f, l) {
 		}
 	return (f && u[l] - u[f] >= 1) ? (w[l] - w[f]) / (u[l] - u[f]) : -1
 }
-# slice_summary(): the slice counters of the lock guest (ta-cnt, noted at
-# the start of each window and at the end) per second of the A and B
-# windows, by their place in the ABBA group.
-function slice_summary(    i, j, k, nx, arm, d, t, tt, sum, n, names, fa, fb) {
-	n = split("requests in_cs granted steps expired cut left ns still_in_cs waiting desched_cs ple_exits held_spin yield_ok yield_reached yield_missed", names, " ")
+# arm_sums(LIST, NAMES, KEY, SUM, TT): the ta-cnt counters named in LIST
+# (split into NAMES) summed over the windows of each arm, SUM[arm, name],
+# and the seconds of the arm, TT[arm]; only windows with KEY at both ends
+# count.  Returns how many names.
+function arm_sums(list, names, key, sum, tt,    i, j, n, nx, arm, t) {
+	n = split(list, names, " ")
 	for (i = 1; i <= nwin; i++) {
 		nx = wnext(i)
-		if (!((i, "desched_cs") in tcnt) || !((nx, "desched_cs") in tcnt))
+		if (!((i, key) in tcnt) || !((nx, key) in tcnt))
 			continue
 		arm = warm(i)
 		t = wendof(i) - wt[i]
@@ -159,6 +160,14 @@ function slice_summary(    i, j, k, nx, arm, d, t, tt, sum, n, names, fa, fb) {
 		for (j = 1; j <= n; j++)
 			sum[arm, names[j]] += tcnt[nx, names[j]] - tcnt[i, names[j]]
 	}
+	return n
+}
+# slice_summary(): the slice counters of the lock guest (ta-cnt, noted at
+# the start of each window and at the end) per second of the A and B
+# windows, by their place in the ABBA group.
+function slice_summary(    j, k, t, tt, sum, n, names, fa, fb) {
+	n = arm_sums("requests in_cs granted steps expired cut left ns still_in_cs waiting desched_cs ple_exits held_spin yield_ok yield_reached yield_missed",
+		     names, "desched_cs", sum, tt)
 	if (!(tt["A"] > 0 && tt["B"] > 0)) {
 		if (nwin)
 			printf "tier %s slice counters: not recorded\n", (tierk ? "K" : "A")
@@ -183,6 +192,29 @@ function slice_summary(    i, j, k, nx, arm, d, t, tt, sum, n, names, fa, fb) {
 		printf "  yields whose target ran before the next exit, %s windows: %s\n", k,
 		       (t > 0 ? sprintf("%d of %d (%.1f %%)", sum[k, "yield_reached"], t,
 					100 * sum[k, "yield_reached"] / t) : "none")
+	}
+	l1_summary()
+}
+# l1_summary(): what L1 did to the guests, per second of the A and B
+# windows, from ta-cnt'"'"'s l_* and co_* fields: the running lock guest'"'"'s
+# vCPU threads switched out while runnable (l_switches: a preemption or a
+# yield) or blocked (l_vswitches), the co-runner'"'"'s switched out, and the
+# co-runner VM'"'"'s exits and exits for a host interrupt.  The co-runner
+# runs in every window, so its rows are a paired view of what a
+# configuration costs its neighbour besides CPU time.
+function l1_summary(    j, k, tt, sum, n, names, fa, fb) {
+	n = arm_sums("l_switches l_vswitches co_switches co_exits co_irq_exits",
+		     names, "co_switches", sum, tt)
+	if (!(tt["A"] > 0 && tt["B"] > 0))
+		return
+	print "L1 per second, A / B windows: vCPU threads switched out (the running lock guest'"'"'s, l_; the co-runner'"'"'s, co_), the co-runner VM'"'"'s exits:"
+	for (j = 1; j <= n; j++) {
+		k = names[j]
+		fa = sum["A", k] / tt["A"]; fb = sum["B", k] / tt["B"]
+		printf "  %-12s %10.1f / %10.1f", k, fa, fb
+		if (fa > 0)
+			printf "   B/A %.3f", fb / fa
+		printf "\n"
 	}
 }
 # kfit(M, S, N): the kernels'"'"' log ratio over N placements, from each

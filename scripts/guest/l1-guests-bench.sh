@@ -543,15 +543,47 @@ check_guest() {
 	return 1
 }
 
-# slice_snap WIN: the lock guest's slice counters now, and those of its
-# yields and held spins, as "# ta-cnt".
+# switches PID: the context switches of process PID's threads so far,
+# summed over /proc/PID/task/*/status: $nvsw, the scheduler took a thread
+# off its CPU while it could still run (a preemption, a yield), $vsw, it
+# blocked (a vCPU's HLT); 0 when it is gone.  GB_PROC: another /proc, for
+# the unit test.
+switches() {
+	set -- $(cat "${GB_PROC:-/proc}/$1"/task/*/status 2>/dev/null | awk '
+		$1 == "nonvoluntary_ctxt_switches:" { n += $2 }
+		$1 == "voluntary_ctxt_switches:" { v += $2 }
+		END { print n + 0, v + 0 }')
+	nvsw=$1 vsw=$2
+}
+
+# slice_snap WIN [GUESTS]: the lock guest's slice counters now, and those
+# of its yields and held spins, as "# ta-cnt"; beside them what L1 did to
+# the guests: the lock guests' context switches (GUESTS: tier K's "a b",
+# of which only the running one switches), the co-runner's, and the
+# co-runner VM's exits and exits for a host interrupt (KVM's exits and
+# irq_exits, kvm_vcpu_stats_desc in 6.12) -- where a cost to the
+# co-runner would show (results.rst, "The co-runner's share").
 slice_snap() {
+	sl=0 sv=0
+	for cg in ${2:-l}; do
+		eval "cp=\${qpid_$cg:-\$qpid}"
+		switches "$cp"
+		sl=$((sl + nvsw)) sv=$((sv + vsw))
+	done
+	switches "$corunner"
+	ex="l_switches=$sl l_vswitches=$sv co_switches=$nvsw"
+	vmdir "$corunner"
+	for f in exits irq_exits; do
+		v=0
+		[ -z "$d" ] || read -r v <"$d/$f" 2>/dev/null
+		ex="$ex co_$f=${v:-0}"
+	done
 	grep "^$qpid-" "$vms" 2>/dev/null | tr ' ' '\n' |
-		awk -F= -v w="$1" '$1 ~ /^slice_(requests|in_cs|granted|steps|expired|cut|left|ns|desched_cs|still_in_cs|waiting)$/ {
+		awk -F= -v w="$1" -v ex="$ex" '$1 ~ /^slice_(requests|in_cs|granted|steps|expired|cut|left|ns|desched_cs|still_in_cs|waiting)$/ {
 			s = s " " substr($1, 7) "=" $2 }
 			$1 ~ /^(yield_ok|yield_reached|yield_missed|held_spin|ple_exits)$/ {
 			s = s " " $1 "=" $2 }
-			END { print "# ta-cnt win=" w s }'
+			END { print "# ta-cnt win=" w s " " ex }'
 }
 
 # ta_wait LOG PID NAME: waits until the guest's workload prints its
@@ -734,7 +766,7 @@ ta_windows() {
 			uptime_
 			cpu_tags "${4:-}"
 			echo "# ta-win win=$wi group=$g $tags${ptag:-} l1=$up$cpus"
-			slice_snap "$wi"
+			slice_snap "$wi" "${4:-}"
 			if [ "$wi" = "$ta_trace" ]; then
 				trace_start
 				sleep "$win"
@@ -748,7 +780,7 @@ ta_windows() {
 	uptime_
 	cpu_tags "${4:-}"
 	echo "# ta-end l1=$up$cpus"
-	slice_snap end
+	slice_snap end "${4:-}"
 }
 
 # ta_param_to VALUE: tier A's switch, the module parameter.

@@ -271,6 +271,18 @@ ticks_of() {
 }
 check_bb "ticks: a QEMU's CPU time from its stat, under busybox sh (L1's); 0 when it is gone" ticks_of sh
 check "ticks: the same under sh" ticks_of sh
+# A QEMU's context switches: summed over its threads' status files,
+# preemptions and yields apart from blocks; 0 when it is gone.
+mkdir -p "$tmp/proc/77/task/77" "$tmp/proc/77/task/80"
+printf 'Name:\tqemu\nvoluntary_ctxt_switches:\t5\nnonvoluntary_ctxt_switches:\t7\n' >"$tmp/proc/77/task/77/status"
+printf 'Name:\tCPU 0/KVM\nvoluntary_ctxt_switches:\t100\nnonvoluntary_ctxt_switches:\t30\n' >"$tmp/proc/77/task/80/status"
+switches_of() {
+	sed -n '/^switches() {$/,/^}$/p' "$l1" >"$tmp/sw.sh"
+	echo 'switches 77; echo "$nvsw $vsw"; switches 78; echo "$nvsw $vsw"' >>"$tmp/sw.sh"
+	[ "$(GB_PROC=$tmp/proc $1 "$tmp/sw.sh" | tr '\n' ' ')" = "37 105 0 0 " ]
+}
+check_bb "switches: a QEMU's threads' context switches summed, under busybox sh (L1's); 0 when it is gone" switches_of sh
+check "switches: the same under sh" switches_of sh
 # A guest that stopped in the emulator before /init is a skip (2), also
 # with tier K's stall timeout on its command line; a stall report is a
 # failure (1).
@@ -1137,12 +1149,14 @@ $2 == "ta-setup" { sub(/ b=auto$/, " param=slice_ext_us a=0 b=200") }
 $2 == "ta-win" {
 	w = $3; sub(/^win=/, "", w)
 	gsub(/ mode=off /, " mode=0 "); gsub(/ mode=auto /, " mode=200 ")
-	print; print "# ta-cnt win=" w " requests=" r " in_cs=" r " granted=0 still_in_cs=0 desched_cs=" d " yield_reached=" y " yield_missed=" m
+	print; print "# ta-cnt win=" w " requests=" r " in_cs=" r " granted=0 still_in_cs=0 desched_cs=" d " yield_reached=" y " yield_missed=" m l1()
 	a = ((w - 1) % 4 == 0 || (w - 1) % 4 == 3)
 	d += a ? 40 : 8; r += 50; y += a ? 1 : 3; m += a ? 3 : 1
+	ls += a ? 400 : 200; cs += a ? 20 : 60; ci += 100
 	next
 }
-$2 == "ta-end" { print; print "# ta-cnt win=end requests=" r " in_cs=" r " granted=0 still_in_cs=0 desched_cs=" d " yield_reached=" y " yield_missed=" m; next }
+function l1() { return " l_switches=" ls " l_vswitches=0 co_switches=" cs " co_exits=" 2 * ci " co_irq_exits=" ci }
+$2 == "ta-end" { print; print "# ta-cnt win=end requests=" r " in_cs=" r " granted=0 still_in_cs=0 desched_cs=" d " yield_reached=" y " yield_missed=" m l1(); next }
 { print }' "$tmp/tiera" >"$tmp/tieraS"
 "$top/scripts/guest/guests-table.sh" "$tmp/tieraS" >"$tmp/tableS" 2>&1
 check "tier A on slice_ext_us: labelled, paired, the slice counters per arm" \
@@ -1152,6 +1166,12 @@ check "tier A on slice_ext_us: labelled, paired, the slice counters per arm" \
 	       grep -Eq '^  requests +12\.5 / +12\.5' '$tmp/tableS' &&
 	       grep -q 'target ran before the next exit, A windows: 12 of 48 (25.0 %)' '$tmp/tableS' &&
 	       grep -q 'target ran before the next exit, B windows: 36 of 48 (75.0 %)' '$tmp/tableS'"
+check "tier A: L1's context switches of the lock guest and the co-runner, the co-runner's exits, per arm" \
+	sh -c "grep -Eq '^  l_switches +100\.0 / +50\.0   B/A 0\.500\$' '$tmp/tableS' &&
+	       grep -Eq '^  co_switches +5\.0 / +15\.0   B/A 3\.000\$' '$tmp/tableS' &&
+	       grep -Eq '^  co_irq_exits +25\.0 / +25\.0   B/A 1\.000\$' '$tmp/tableS' &&
+	       grep -Eq '^  co_exits +50\.0 / +50\.0   B/A 1\.000\$' '$tmp/tableS' &&
+	       grep -Eq '^  l_vswitches +0\.0 / +0\.0\$' '$tmp/tableS'"
 mutant guests-table.sh 's/r = ((i - 1) % 4 == 0 || (i - 1) % 4 == 3) ? "A" : "B"/r = (i % 2) ? "A" : "B"/' "$tmp/tieraS"
 check "the check fails on slice counters given to the wrong arm" \
 	sh -c "! grep -Eq '^  desched_cs +10\.0 / +2\.0' '$tmp/table.broken'"
