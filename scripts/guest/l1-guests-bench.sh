@@ -534,6 +534,10 @@ check_guest() {
 	grep '^L2-KERNEL\|^L2-ERROR' "$log" | sed "s/^/# $1: /"
 	[ "$(grep -c '^L2-RESULT [a-z]* [a-z]*=[0-9]' "$log")" = "$2" ] &&
 		! grep -q '^L2-KERNEL\|^L2-ERROR\|fail=[1-9]' "$log" && return 0
+	# A kernel report's first lines (what and where), which a long
+	# trace pushes out of the tail below.
+	grep -m 6 -E 'BUG:|WARNING:|Oops|RIP:|Kernel panic|detected (expedited )?stall|soft lockup|hard LOCKUP' "$log" |
+		sed "s/^/# $1: report: /"
 	echo "# $1: the end of its console:"
 	tail -n 15 "$log" | sed "s/^/# $1: /"
 	if ! grep -q '^L2-BEGIN' "$log" &&

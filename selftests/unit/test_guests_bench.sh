@@ -294,6 +294,20 @@ guest_stopped() {
 	[ "$(sh "$tmp/cg.sh" "$tmp/cg1.log")$(sh "$tmp/cg.sh" "$tmp/cg2.log")" = 21 ]
 }
 check "check_guest: stopped before /init is a skip, also with the stall timeout set; a stall report fails" guest_stopped
+# A report whose trace is longer than the console's tail: its first
+# lines are still printed.
+guest_report() {
+	sed -n '/^check_guest() {$/,/^}$/p' "$l1" >"$tmp/cg.sh"
+	echo 'log=$1; check_guest x 1' >>"$tmp/cg.sh"
+	{ echo "[    9.0] watchdog: BUG: soft lockup - CPU#1 stuck for 22s! [swapper/1:0]"
+	  echo "[    9.0] RIP: 0010:pv_native_safe_halt+0xb/0x10"
+	  for i in $(seq 20); do echo "[    9.0]  ? 0xffffffff8108a0$i"; done; } >"$tmp/cg3.log"
+	sh "$tmp/cg.sh" "$tmp/cg3.log" >"$tmp/cg3.out"
+	[ $? = 1 ] && grep -q '^# x: report: .*BUG: soft lockup - CPU#1 stuck' "$tmp/cg3.out" &&
+		grep -q '^# x: report: .*RIP: 0010:pv_native_safe_halt' "$tmp/cg3.out" &&
+		[ "$(grep -c '^# x: report: ' "$tmp/cg3.out")" = 2 ]
+}
+check "check_guest: a kernel report's first lines, beyond the console's tail" guest_report
 GB_DRY=1 GB_TIER=K GB_TK_B=stock GB_TA_GROUPS=1 GB_CPUS=0,1 sh "$l1" >"$tmp/planKK" 2>&1
 check "tier K, GB_TK_B=stock: the A/A boot, two stock guests" \
 	[ "$(grep -c 'would run: .*qemu-system.*bzImage-stock.*bench.ta=' "$tmp/planKK")" = 2 ]
