@@ -193,7 +193,6 @@ function slice_summary(    j, k, t, tt, sum, n, names, fa, fb) {
 		       (t > 0 ? sprintf("%d of %d (%.1f %%)", sum[k, "yield_reached"], t,
 					100 * sum[k, "yield_reached"] / t) : "none")
 	}
-	l1_summary()
 }
 # l1_summary(): what L1 did to the guests, per second of the A and B
 # windows, from ta-cnt'"'"'s l_* and co_* fields: the running lock guest'"'"'s
@@ -847,6 +846,7 @@ END {
 		}
 		cpu_summary()
 		slice_summary()
+		l1_summary()
 		# The QEMU of each guest in L1: its resident memory, and how much of
 		# it transparent huge pages back (tk-mem).
 		for (i = 1; i <= ntkw; i++) {

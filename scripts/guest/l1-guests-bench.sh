@@ -566,7 +566,7 @@ switches() {
 # of which only the running one switches), the co-runner's, and the
 # co-runner VM's exits and exits for a host interrupt (KVM's exits and
 # irq_exits, kvm_vcpu_stats_desc in 6.12) -- where a cost to the
-# co-runner would show (results.rst, "The co-runner's share").
+# co-runner would show (results.rst, "What L1 does to the co-runner").
 slice_snap() {
 	sl=0 sv=0
 	for cg in ${2:-l}; do
