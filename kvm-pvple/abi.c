@@ -90,6 +90,8 @@ long pvple_register(struct kvm_vcpu *vcpu, gpa_t gpa, unsigned long version)
 	/* Read by the slice extension, in this vCPU's own task (slice.c). */
 	pv->preempt_gpa = area.preempt_gpa;
 	pv->preempt_ghc = preempt_ghc;
+	/* A new area: its @slice is the guest's 0 (pvple_slice_flag()). */
+	pv->slice_flag = false;
 	WRITE_ONCE(pv->gpa, gpa);
 	/* The GPA before the flag: pairs with pvple_read_other(). */
 	smp_store_release(&pv->registered, true);

@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The pvple hypercalls: decoded by pvple_hc_decode() (policy), counted,
- * and dispatched to registration (abi.c) or the park (spin.c).  Every
- * number outside pvple's range goes to KVM untouched.
+ * and dispatched to registration (abi.c), the park (spin.c) or the slice
+ * extension (slice.c).  Every number outside pvple's range goes to KVM
+ * untouched.
  */
 #include <uapi/linux/kvm_para.h>
 
 #include "pvple.h"
 #include "pvple_trace.h"
 
-/* One lookup of the VM for both counters; park is counted in spin.c. */
+/*
+ * One lookup of the VM for both counters; park is counted in spin.c,
+ * the end of a slice in slice.c.
+ */
 static void pvple_hc_count(struct kvm *kvm, enum pvple_hc_action action)
 {
 	static const enum pvple_stat stat[] = {
@@ -18,6 +22,7 @@ static void pvple_hc_count(struct kvm *kvm, enum pvple_hc_action action)
 		[PVPLE_HC_REGISTER]	= PVPLE_STAT_HC_REGISTER,
 		[PVPLE_HC_UNREGISTER]	= PVPLE_STAT_HC_UNREGISTER,
 		[PVPLE_HC_PARK]		= PVPLE_NR_STATS,
+		[PVPLE_HC_SLICE_DONE]	= PVPLE_NR_STATS,
 		[PVPLE_HC_UNKNOWN]	= PVPLE_STAT_HC_UNKNOWN,
 	};
 	struct pvple_vm *vm;
@@ -44,7 +49,8 @@ static void pvple_hc_count(struct kvm *kvm, enum pvple_hc_action action)
  * The replacement for __kvm_emulate_hypercall(), with its arguments.  A
  * number outside pvple's range goes to KVM untouched.  One of pvple's is
  * counted, in KVM's per-vCPU statistic too, as stock KVM would, and
- * dispatched to registration (abi.c) or the park (spin.c).  A 32-bit
+ * dispatched to registration (abi.c), the park (spin.c) or the slice
+ * extension (slice.c).  A 32-bit
  * guest's @a0 and @a1 are truncated to 32 bits, as KVM does.
  *
  * Context: the vCPU's task, in KVM_RUN, kvm->srcu held; may sleep (a yield
@@ -52,8 +58,9 @@ static void pvple_hc_count(struct kvm *kvm, enum pvple_hc_action action)
  *
  * Return: what KVM returns for a number outside pvple's range.  For one
  * of pvple's: -KVM_EPERM from guest user mode, PVPLE_ABI_VERSION for the
- * probe, pvple_register()'s, pvple_unregister()'s or
- * pvple_park_hypercall()'s result, or -KVM_ENOSYS for a number in the
+ * probe, pvple_register()'s, pvple_unregister()'s,
+ * pvple_park_hypercall()'s or pvple_slice_done()'s result, or
+ * -KVM_ENOSYS for a number in the
  * range that names no call.
  */
 unsigned long pvple_hypercall(struct kvm_vcpu *vcpu, unsigned long nr,
@@ -92,6 +99,9 @@ unsigned long pvple_hypercall(struct kvm_vcpu *vcpu, unsigned long nr,
 		break;
 	case PVPLE_HC_PARK:
 		ret = pvple_park_hypercall(vcpu);
+		break;
+	case PVPLE_HC_SLICE_DONE:
+		ret = pvple_slice_done(vcpu);
 		break;
 	default:
 		ret = -KVM_ENOSYS;

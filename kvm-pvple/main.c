@@ -24,7 +24,7 @@ static_assert(PVPLE_TARGET_SLEEPING + 1 == PVPLE_NR_TARGETS);
 static_assert(PVPLE_ACT_PARK + 1 == PVPLE_NR_ACTIONS);
 static_assert(PVPLE_L3_NO_SLOT + 1 == PVPLE_NR_L3_RESULTS);
 static_assert(PVPLE_L3_ON + 1 == PVPLE_NR_L3_MODES);
-static_assert(PVPLE_SLICE_STEP + 1 == PVPLE_NR_SLICES);
+static_assert(PVPLE_SLICE_DONE + 1 == PVPLE_NR_SLICES);
 
 /* A parameter that takes one of a few names and holds its index. */
 struct pvple_enum_param {

@@ -426,7 +426,13 @@ void pvple_slice_rec(struct pvple_slice_in *in, enum pvple_rec r, __u64 wait)
  * short of the bound) goes on only while it would still be granted now,
  * and ends at the first step that finds the guest out of its section:
  * the reschedule then lands between two sections rather than wherever
- * the bound falls.  The bound is the same.  A lock waiter is not kept:
+ * the bound falls.  The bound is the same.  A guest that speaks ABI 4
+ * says itself when the granted section ends (@done: it called
+ * KVM_HC_PVPLE_SLICE_DONE at its outermost unlock): the grant ends there,
+ * whatever else would have been decided, and the reschedule goes ahead
+ * with the lock released.  Only a running grant can end so: a call
+ * without one changes nothing (slice.c), so the call can never delay a
+ * reschedule, only bring it forward.  A lock waiter is not kept:
  * it has nothing to finish, and its own preemption count is raised by
  * the lock it waits for.  The queue head is the exception (@head: it
  * publishes the holder, or "not known"; every other waiter names its
@@ -440,7 +446,8 @@ void pvple_slice_rec(struct pvple_slice_in *in, enum pvple_rec r, __u64 wait)
  * pending bit for at most SPIN_THRESHOLD turns of its loop before it
  * clears it and halts, and a grant ends at the bound all the same.
  *
- * Return: what to do, PVPLE_SLICE_GRANT only if the guest is in a
+ * Return: PVPLE_SLICE_DONE if a grant runs and the guest ended its
+ * section; else what to do, PVPLE_SLICE_GRANT only if the guest is in a
  * critical section, the extension is on, no grant is running and the
  * vCPU waits for no lock, or only as the head of its queue;
  * PVPLE_SLICE_STEP on the same conditions at a step of a running grant.
@@ -449,6 +456,8 @@ enum pvple_slice pvple_slice_decide(const struct pvple_slice_in *in)
 {
 	enum pvple_slice d;
 
+	if (in->granted && in->done)
+		return PVPLE_SLICE_DONE;
 	if (in->granted && !in->step)
 		return PVPLE_SLICE_END;
 	if (!in->read_ok)

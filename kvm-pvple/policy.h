@@ -19,6 +19,7 @@ enum pvple_hc_action {
 	PVPLE_HC_REGISTER,
 	PVPLE_HC_UNREGISTER,
 	PVPLE_HC_PARK,
+	PVPLE_HC_SLICE_DONE,
 	PVPLE_HC_UNKNOWN,	/* in our range, no such call: -KVM_ENOSYS */
 };
 
@@ -240,6 +241,7 @@ enum pvple_slice {
 	PVPLE_SLICE_WAITING,	/* in one, but waiting for a lock itself */
 	PVPLE_SLICE_FAULT,	/* the count cannot be read */
 	PVPLE_SLICE_STEP,	/* a grant's step: still in one, keep going */
+	PVPLE_SLICE_DONE,	/* the guest ended the granted section */
 	PVPLE_NR_SLICES
 };
 
@@ -248,6 +250,7 @@ struct pvple_slice_in {
 	bool granted;		/* a grant is running since the last request */
 	bool step;		/* ... and its own step timer made this one, */
 				/* with time left before its bound */
+	bool done;		/* ... and the guest said its section ended */
 	bool read_ok;		/* @count was read from the guest */
 	__u32 count;		/* the guest's preemption count */
 	bool waiting;		/* its record says it waits for a lock */

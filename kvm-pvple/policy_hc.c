@@ -38,6 +38,8 @@ enum pvple_hc_action pvple_hc_decode(unsigned long nr, int op_64_bit, int cpl)
 		return PVPLE_HC_UNREGISTER;
 	case KVM_HC_PVPLE_PARK:
 		return PVPLE_HC_PARK;
+	case KVM_HC_PVPLE_SLICE_DONE:
+		return PVPLE_HC_SLICE_DONE;
 	default:
 		return PVPLE_HC_UNKNOWN;
 	}

@@ -94,6 +94,8 @@ enum pvple_stat {
 	PVPLE_STAT_SLICE_FAULT,
 	PVPLE_STAT_SLICE_DESCHED_CS,
 	PVPLE_STAT_SLICE_STEPS,
+	PVPLE_STAT_SLICE_DONE,
+	PVPLE_STAT_SLICE_DONE_IDLE,
 	PVPLE_STAT_SLICE_NS,
 	/* registrations refused or odd, by reason */
 	PVPLE_STAT_REG_OK,
@@ -133,11 +135,11 @@ struct pvple_stats {
  * of the VM that walk a chain through this one (abi.c: release/acquire).
  * @parked_on and @runs are written under the vCPU's mutex (its KVM_RUN,
  * or an ioctl's vcpu_load()); other vCPUs of the VM read those two and
- * queue on @waiters (park.c).  @preempt_*, @slice_granted and @slice_*_ns
- * are the own task's too; @slice_task is read by @slice_timer's callback
- * (vcpu.c, on the CPU it was armed on), which writes @slice_fired for the
- * task on that CPU; @named_runs is written by the
- * other vCPUs of the VM, a hint without ordering (slice.c).
+ * queue on @waiters (park.c).  @preempt_*, @slice_granted, @slice_done,
+ * @slice_flag and @slice_*_ns are the own task's too; @slice_task is read
+ * by @slice_timer's callback (vcpu.c, on the CPU it was armed on), which
+ * writes @slice_fired for the task on that CPU; @named_runs is written by
+ * the other vCPUs of the VM, a hint without ordering (slice.c).
  */
 struct pvple_vcpu {
 	struct kvm_vcpu *vcpu;		/* whose state this is */
@@ -161,6 +163,8 @@ struct pvple_vcpu {
 	struct task_struct *slice_task;	/* granted to, for the timer */
 	bool slice_granted;		/* since the last reschedule request */
 	bool slice_fired;		/* the timer raised the request */
+	bool slice_done;		/* the guest ended its section */
+	bool slice_flag;		/* the area's @slice set by us */
 	u64 slice_start_ns, slice_bound_ns;
 };
 
@@ -477,6 +481,7 @@ void pvple_park_shutdown(void);
 /* slice.c */
 void pvple_slice_left(struct pvple_vm *vm, struct pvple_vcpu *pv);
 void pvple_slice_resched(struct kvm_vcpu *vcpu);
+long pvple_slice_done(struct kvm_vcpu *vcpu);
 void pvple_slice_named(struct pvple_vcpu *tpv, enum pvple_target state);
 bool pvple_slice_may_hold(struct pvple_vcpu *pv);
 bool pvple_slice_held(struct kvm_vcpu *vcpu, struct pvple_vcpu *pv);

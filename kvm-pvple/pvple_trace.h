@@ -71,6 +71,7 @@ TRACE_DEFINE_ENUM(PVPLE_SLICE_OFF);
 TRACE_DEFINE_ENUM(PVPLE_SLICE_WAITING);
 TRACE_DEFINE_ENUM(PVPLE_SLICE_FAULT);
 TRACE_DEFINE_ENUM(PVPLE_SLICE_STEP);
+TRACE_DEFINE_ENUM(PVPLE_SLICE_DONE);
 
 #define pvple_show_rec(v)						\
 	__print_symbolic(v, { PVPLE_REC_OK, "ok" },			\
@@ -130,7 +131,8 @@ TRACE_DEFINE_ENUM(PVPLE_SLICE_STEP);
 			 { PVPLE_SLICE_OFF, "off" },			\
 			 { PVPLE_SLICE_WAITING, "waiting" },		\
 			 { PVPLE_SLICE_FAULT, "fault" },		\
-			 { PVPLE_SLICE_STEP, "step" })
+			 { PVPLE_SLICE_STEP, "step" },			\
+			 { PVPLE_SLICE_DONE, "done" })
 
 /*
  * @target_id: the vCPU the spinner's record names; @len vCPUs were looked

@@ -49,6 +49,13 @@
  * timer's callback and the hook; it then waits for the rest of the
  * bound, as it would have without steps.
  *
+ * Ended by the guest (ABI 4).  While a grant runs the area's @slice
+ * says so; a guest that reads it set at its outermost unlock writes 0
+ * and calls KVM_HC_PVPLE_SLICE_DONE (pvple_slice_done()), which raises
+ * the reschedule again: the vCPU leaves its CPU there, with the lock
+ * released, rather than at the bound, perhaps inside its next section.
+ * The call only brings a reschedule forward.
+ *
  * Ordering.  @slice_task and @slice_granted are the vCPU's own task's:
  * written there, with preemption off around the grant so that the timer
  * is armed on the CPU whose flags were cleared.  The timer callback runs
@@ -61,7 +68,9 @@
  * written by the callback and read and cleared by the task, both on the
  * CPU the timer is pinned to: while a grant runs the task cannot leave
  * that CPU without a schedule(), whose vcpu_load() on its return ends
- * the grant.  One CPU's program order orders them; READ_ONCE() and
+ * the grant.  @slice_done and @slice_flag are the task's alone: written
+ * by its hypercall and its hook, never by the timer.  One CPU's program
+ * order orders them; READ_ONCE() and
  * WRITE_ONCE() keep the compiler from tearing or caching the flag across
  * the interrupt.  A @slice_fired left over from an ended grant is cleared
  * by the next grant before its timer is armed.
@@ -89,6 +98,7 @@ static void pvple_slice_end(struct pvple_vm *vm, struct pvple_vcpu *pv,
 
 	WRITE_ONCE(pv->slice_task, NULL);
 	pv->slice_granted = false;
+	pv->slice_done = false;
 	if (how == PVPLE_STAT_SLICE_LEFT)
 		ns = min(ns, pv->slice_bound_ns);
 	pvple_count(vm, pending && how == PVPLE_STAT_SLICE_EXPIRED ?
@@ -134,6 +144,7 @@ static void pvple_slice_grant(struct pvple_vm *vm, struct pvple_vcpu *pv,
 	clear_preempt_need_resched();
 	WRITE_ONCE(pv->slice_task, current);
 	pv->slice_granted = true;
+	pv->slice_done = false;
 	pv->slice_start_ns = ktime_get_ns();
 	pv->slice_bound_ns = us * NSEC_PER_USEC;
 	pvple_slice_arm(pv, pv->slice_bound_ns);
@@ -181,6 +192,80 @@ static bool pvple_slice_allowed(struct task_struct *t)
 		return false;
 #endif
 	return !signal_pending(t);
+}
+
+/*
+ * Tell the guest whether a grant runs: the area's @slice, which the guest
+ * reads at its outermost unlock (ABI 4).  Written only here, by the
+ * vCPU's own task on its way into the guest, and only when it differs
+ * from what was written last (@slice_flag); the guest writes 0 itself
+ * before it calls (pvple_slice_done()).  Program order in this task, then
+ * VM entry, put the store before any guest load of it; the guest's own
+ * store is done before the exit of its call.  A 1 left behind by a grant
+ * that ended while the vCPU was off its CPU (pvple_slice_left(), which
+ * cannot write: preemption is off there) is cleared at the next pass
+ * here, or costs the guest one call answered 0.  A write that fails is
+ * tried again at the next pass; until then the grant ends at its bound.
+ * Process context, preemption on: the write may fault.
+ */
+static void pvple_slice_flag(struct kvm_vcpu *vcpu, struct pvple_vcpu *pv)
+{
+	u64 v = pv->slice_granted;
+	int idx;
+
+	if (pv->slice_flag == pv->slice_granted)
+		return;
+	idx = srcu_read_lock(&vcpu->kvm->srcu);
+	if (!kvm_write_guest_offset_cached(vcpu->kvm, &pv->ghc, &v,
+					   offsetof(struct pvple_area, slice),
+					   sizeof(v)))
+		pv->slice_flag = v;
+	srcu_read_unlock(&vcpu->kvm->srcu, idx);
+}
+
+/**
+ * pvple_slice_done() - The guest's section ended (KVM_HC_PVPLE_SLICE_DONE).
+ * @vcpu: the calling vCPU.
+ *
+ * The guest saw @slice set at its outermost unlock: the lock that made
+ * the grant worth having is released.  Raises the reschedule again, as
+ * the grant's timer would at its bound; on the way back into the guest
+ * the hook finds @slice_done and ends the grant (PVPLE_SLICE_DONE), and
+ * the vCPU leaves its CPU between two sections.  Without a running grant
+ * (it ended first, or the guest calls at will) nothing changes but a
+ * counter: the call can only bring a reschedule forward, never delay one,
+ * and only its own vCPU's.  Under preempt=full the preempt_enable() here
+ * honours the request at once, before the hook: a switch to another task
+ * then ends the grant at the vCPU's next load (PVPLE_STAT_SLICE_LEFT),
+ * and a schedule() that keeps the vCPU task on its CPU leaves the grant
+ * done but running, to end at the hook's next pass (its timer's, at the
+ * latest), still counted as done.
+ *
+ * Context: the vCPU's own task, in its exit, kvm->srcu held.
+ *
+ * Return: 0, or -PVPLE_ENOTREG without a registered area.
+ */
+long pvple_slice_done(struct kvm_vcpu *vcpu)
+{
+	struct pvple_vcpu *pv;
+	struct pvple_vm *vm;
+
+	vm = pvple_lookup(vcpu, &pv);
+	if (!pv || !READ_ONCE(pv->registered))
+		return -PVPLE_ENOTREG;
+	/* The guest wrote 0 before its call. */
+	pv->slice_flag = false;
+	if (!pv->slice_granted || pv->slice_done) {
+		pvple_count(vm, PVPLE_STAT_SLICE_DONE_IDLE);
+		return 0;
+	}
+	pv->slice_done = true;
+	/* On this CPU, whose flags the grant cleared: preemption off. */
+	preempt_disable();
+	set_tsk_need_resched(current);
+	set_preempt_need_resched();
+	preempt_enable();
+	return 0;
 }
 
 /**
@@ -235,6 +320,7 @@ void pvple_slice_resched(struct kvm_vcpu *vcpu)
 	in.on = us && pvple_vm_mode(vm) != PVPLE_MODE_OFF &&
 		pvple_slice_allowed(current);
 	in.granted = pv->slice_granted;
+	in.done = pv->slice_done;
 	left_ns = pvple_slice_step_due(pv);
 	in.step = left_ns > 0;
 	d = pvple_slice_decide(&in);
@@ -244,11 +330,17 @@ void pvple_slice_resched(struct kvm_vcpu *vcpu)
 		pvple_slice_step(vm, pv, left_ns);
 	else if (d == PVPLE_SLICE_END)
 		pvple_slice_end(vm, pv, PVPLE_STAT_SLICE_EXPIRED);
+	else if (d == PVPLE_SLICE_DONE)
+		pvple_slice_end(vm, pv, PVPLE_STAT_SLICE_DONE);
 	preempt_enable();
 
+	pvple_slice_flag(vcpu, pv);
 	trace_kvm_pvple_slice(vcpu->kvm, vcpu->vcpu_id, d, in.count);
-	/* A step is the grant's own: not a request of the scheduler's. */
-	if (d == PVPLE_SLICE_STEP)
+	/*
+	 * A step is the grant's own, and the end the guest asked for its
+	 * own, with the lock released: not requests of the scheduler's.
+	 */
+	if (d == PVPLE_SLICE_STEP || d == PVPLE_SLICE_DONE)
 		return;
 	pvple_count(vm, PVPLE_STAT_SLICE_REQUESTS);
 	if (!pvple_slice_in_cs(&in)) {

@@ -358,9 +358,9 @@ static void guest_hostile(u32 id)
 	pvple_guest_publish_on(a, 1, PVPLE_ROLE_HOLDER, 0);
 	r[10] = pvple_guest_park();		/* waiting on lock 0 */
 	pvple_guest_publish(a, 1, PVPLE_ROLE_HOLDER);
-	a->reserved[2] = 1;
+	a->reserved[PVPLE_AREA_RESERVED - 1] = 1;
 	r[11] = pvple_guest_park();
-	a->reserved[2] = 0;
+	a->reserved[PVPLE_AREA_RESERVED - 1] = 0;
 	pvple_guest_publish(a, 1, 7);
 	r[12] = pvple_guest_park();
 	pvple_guest_publish(a, 1, PVPLE_ROLE_HOLDER);
@@ -373,14 +373,14 @@ static void guest_hostile(u32 id)
 	}
 	r[15] = storm_failed;
 	r[16] = pvple_guest_park();
-	/* A version 1 guest on this version 2 host. */
+	/* A version 1 guest on this host. */
 	r[17] = kvm_hypercall(KVM_HC_PVPLE_REGISTER, gpa, 1, 0, 0);
 	r[18] = kvm_hypercall(KVM_HC_PVPLE_PROBE, 0, 0, 0, 0);
 	/* A refused registration drops the area registered before it. */
 	r[19] = pvple_guest_register(a, gpa);
 	r[20] = kvm_hypercall(KVM_HC_PVPLE_REGISTER, gpa, 1, 0, 0);
 	r[21] = pvple_guest_park();
-	/* A v2 area on this v3 host: refused, as a v1 one is. */
+	/* A v2 area on this host: refused, as a v1 one is. */
 	r[22] = kvm_hypercall(KVM_HC_PVPLE_REGISTER, gpa, 2, 0, 0);
 	/* ABI v3's registration fields. */
 	r[23] = pvple_guest_register_text(a, gpa, 0x1000, 0x1000);
@@ -396,6 +396,11 @@ static void guest_hostile(u32 id)
 	WRITE_ONCE(a->preempt_gpa, gpa + 8);
 	r[27] = kvm_hypercall(KVM_HC_PVPLE_REGISTER, gpa, PVPLE_ABI_VERSION,
 			      0, 0);
+	/* ABI v4: the end of a section, with no grant running. */
+	r[28] = kvm_hypercall(KVM_HC_PVPLE_SLICE_DONE, 0, 0, 0, 0);
+	/* A v3 area on this v4 host: refused, and the old area is gone. */
+	r[29] = kvm_hypercall(KVM_HC_PVPLE_REGISTER, gpa, 3, 0, 0);
+	r[30] = kvm_hypercall(KVM_HC_PVPLE_SLICE_DONE, 0, 0, 0, 0);
 	GUEST_DONE();
 }
 
@@ -446,11 +451,16 @@ TEST_F_TIMEOUT(pvple, hostile_input, HARNESS_TIMEOUT_S)
 	ASSERT_EQ(r[25], (u64)-KVM_EINVAL);	/* preempt count unaligned */
 	ASSERT_EQ(r[26], (u64)-KVM_EFAULT);	/* ... outside every memslot */
 	ASSERT_EQ(r[27], 0);			/* ... in the area's page */
+	ASSERT_EQ(r[28], 0);			/* no grant: nothing to end */
+	ASSERT_EQ(r[29], (u64)-KVM_EOPNOTSUPP);	/* v3 area: refused */
+	ASSERT_EQ(r[30], (u64)-PVPLE_ENOTREG);	/* ... and none left */
 
 	ASSERT_TRUE(pvple_vm_counts(vm, &c));
 	ASSERT_EQ(c.reg_unaligned, 1);
 	ASSERT_EQ(c.reg_bad_gpa, 2);
-	ASSERT_EQ(c.reg_bad_version, 4);
+	ASSERT_EQ(c.reg_bad_version, 5);
+	ASSERT_EQ(c.slice_done_idle, 1);
+	ASSERT_EQ(c.slice_done, 0);
 	ASSERT_EQ(c.reg_bad_fields, 3);
 	ASSERT_EQ(c.reg_ok, 4 + 1000);
 	ASSERT_EQ(c.reg_replaced, 1);

@@ -44,11 +44,14 @@ static u64 next(u64 *s)
 	return *s;
 }
 
+/* The probe's answer is among the park's below. */
+static_assert(PVPLE_ABI_VERSION <= PVPLE_PARK_IDLE);
+
 /* Every answer the ABI documents, for any call in pvple's range. */
 static bool documented(long ret)
 {
 	switch (ret) {
-	case PVPLE_PARK_RAN ... PVPLE_PARK_IDLE:	/* includes version 1 */
+	case PVPLE_PARK_RAN ... PVPLE_PARK_IDLE:	/* and the version, 4 */
 	case -KVM_ENOSYS:
 	case -KVM_EFAULT:
 	case -KVM_EINVAL:
@@ -67,7 +70,8 @@ static u64 pick_nr(u64 r)
 	static const u64 special[] = {
 		KVM_HC_PVPLE_PROBE, KVM_HC_PVPLE_REGISTER,
 		KVM_HC_PVPLE_UNREGISTER, KVM_HC_PVPLE_PARK,
-		KVM_HC_PVPLE_END - 1, KVM_HC_PVPLE_BASE + 4,
+		KVM_HC_PVPLE_SLICE_DONE, KVM_HC_PVPLE_END - 1,
+		KVM_HC_PVPLE_SLICE_DONE + 1,
 		KVM_HC_PVPLE_PARK | (1ULL << 32),
 	};
 

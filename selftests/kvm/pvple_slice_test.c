@@ -30,6 +30,33 @@ static void guest_in_section(u32 id)
 	GUEST_DONE();
 }
 
+/*
+ * A guest that ends its section as soon as the host says a grant runs
+ * (ABI 4: the area's @slice, then KVM_HC_PVPLE_SLICE_DONE), as the guest
+ * series does at its outermost unlock; with @always, one that calls at
+ * every turn, grant or not.  Counts its calls in guest_calls.
+ */
+static u64 guest_calls, guest_always;
+
+static void guest_ends_sections(u32 id)
+{
+	struct pvple_area *a = &guest_areas[id];
+
+	GUEST_ASSERT_EQ(pvple_guest_register_all(a, guest_area_gpa[id],
+						 (u64)__executable_start,
+						 (u64)etext, guest_count_gpa), 0);
+	while (!READ_ONCE(guest_stop)) {
+		WRITE_ONCE(guest_loops[id], guest_loops[id] + 1);
+		if (!READ_ONCE(guest_always) && !READ_ONCE(a->slice))
+			continue;
+		WRITE_ONCE(a->slice, 0);
+		GUEST_ASSERT_EQ(kvm_hypercall(KVM_HC_PVPLE_SLICE_DONE, 0, 0, 0,
+					      0), 0);
+		WRITE_ONCE(guest_calls, guest_calls + 1);
+	}
+	GUEST_DONE();
+}
+
 /* A host thread that competes for CPU 0 and counts its own progress. */
 struct busy {
 	pthread_t thread;
@@ -62,16 +89,22 @@ static struct kvm_vm *create_section_vm(struct pvple_vcpu_thread *t,
 	return vm;
 }
 
-/* One vCPU with @count as its preemption count beside a busy thread. */
-static void run_section(struct __test_metadata *_metadata, const char *us,
-			u64 count, struct pvple_counts *c)
+/*
+ * One vCPU running @code with @count as its preemption count beside a
+ * busy thread; with guest_ends_sections(), @always as guest_always, and
+ * the guest's calls in *@calls.
+ */
+static void run_code(struct __test_metadata *_metadata, const char *us,
+		     u64 count, void *code, u64 always, u64 *calls,
+		     struct pvple_counts *c)
 {
 	struct busy b = { };
 	struct pvple_vcpu_thread t;
 	struct kvm_vm *vm;
 
 	pvple_param_set("slice_ext_us", us);
-	vm = create_section_vm(&t, count, guest_in_section);
+	vm = create_section_vm(&t, count, code);
+	SET(vm, guest_always, always);
 	pthread_create(&b.thread, NULL, busy_thread, &b);
 	pvple_start_vcpus(&t, 1);
 	sleep(3);
@@ -80,6 +113,8 @@ static void run_section(struct __test_metadata *_metadata, const char *us,
 	WRITE_ONCE(b.stop, true);
 	pthread_join(b.thread, NULL);
 	ASSERT_TRUE(pvple_vm_counts(vm, c));
+	if (calls)
+		*calls = GET(vm, guest_calls);
 	kvm_vm_free(vm);
 	ksft_print_msg("slice_ext_us=%s count=0x%lx: %lu requests, %lu in a section\n",
 		       us, count, c->slice_requests, c->slice_in_cs);
@@ -88,6 +123,15 @@ static void run_section(struct __test_metadata *_metadata, const char *us,
 		       c->slice_left, c->slice_still_in_cs);
 	ksft_print_msg("  %lu descheduled in a section, %lu us granted\n",
 		       c->slice_desched_cs, c->slice_ns / 1000);
+	ksft_print_msg("  %lu ended by the guest, %lu calls without a grant\n",
+		       c->slice_done, c->slice_done_idle);
+}
+
+/* One vCPU with @count as its preemption count beside a busy thread. */
+static void run_section(struct __test_metadata *_metadata, const char *us,
+			u64 count, struct pvple_counts *c)
+{
+	run_code(_metadata, us, count, guest_in_section, 0, NULL, c);
 }
 
 /*
@@ -208,6 +252,46 @@ TEST_F_TIMEOUT(pvple, slice_steps_keep_the_bound, HARNESS_TIMEOUT_S)
 	 */
 	ASSERT_GE(c.slice_steps, c.slice_expired);
 	ASSERT_LE(c.slice_steps, 3 * c.slice_granted);
+}
+
+/*
+ * A guest that ends its section at once when told a grant runs (ABI 4):
+ * every call it makes is counted once, as done or as without a grant;
+ * the grants it ends, most of them, end as done, and well before the
+ * bound on average; the guest is inside its section when the request
+ * comes, so every request is in one, and a reschedule after its end is
+ * not a deschedule inside one.  A guest that calls at every turn with no
+ * grant (outside a section) changes nothing but the counter: no grant,
+ * no reschedule of its own.
+ */
+TEST_F_TIMEOUT(pvple, slice_ended_by_the_guest, HARNESS_TIMEOUT_S)
+{
+	struct pvple_counts c;
+	u64 ended, calls;
+
+	if (cannot_extend())
+		SKIP(return, "%s", cannot_extend());
+	set_params("auto", "2000");
+	run_code(_metadata, STEP_EXT_US_S, 1, guest_ends_sections, 0, &calls,
+		 &c);
+	ksft_print_msg("  the guest called %lu times\n", calls);
+	ended = c.slice_expired + c.slice_cut + c.slice_left + c.slice_done;
+	ASSERT_GE(c.slice_requests, 20);
+	ASSERT_EQ(c.slice_in_cs, c.slice_requests);
+	ASSERT_EQ(calls, c.slice_done + c.slice_done_idle);
+	ASSERT_GE(c.slice_done, c.slice_granted / 2);
+	ASSERT_GE(ended + 1, c.slice_granted);
+	ASSERT_LE(ended, c.slice_granted);
+	ASSERT_EQ(c.slice_still_in_cs, c.slice_expired + c.slice_cut);
+	ASSERT_EQ(c.slice_desched_cs, c.slice_requests - c.slice_granted);
+	ASSERT_LT(c.slice_ns, ended * STEP_EXT_US * 1000 / 2);
+
+	run_code(_metadata, EXT_US_S, 0, guest_ends_sections, 1, &calls, &c);
+	ksft_print_msg("  the guest called %lu times\n", calls);
+	ASSERT_GE(calls, 1000);
+	ASSERT_EQ(c.slice_done_idle, calls);
+	ASSERT_EQ(c.slice_done + c.slice_granted + c.slice_in_cs, 0);
+	pvple_param_set("slice_ext_us", EXT_US_S);
 }
 
 TEST_F_TIMEOUT(pvple, slice_not_extended_outside_a_section,

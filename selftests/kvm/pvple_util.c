@@ -95,7 +95,8 @@ bool pvple_vm_counts(struct kvm_vm *vm, struct pvple_counts *c)
 		F(slice_requests), F(slice_in_cs), F(slice_granted),
 		F(slice_expired), F(slice_cut), F(slice_left),
 		F(slice_still_in_cs), F(slice_waiting), F(slice_fault),
-		F(slice_desched_cs), F(slice_steps), F(slice_ns), F(held_spin),
+		F(slice_desched_cs), F(slice_steps), F(slice_done),
+		F(slice_done_idle), F(slice_ns), F(held_spin),
 #undef F
 	};
 	char want[64], line[4096];

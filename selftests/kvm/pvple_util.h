@@ -91,6 +91,8 @@ struct pvple_counts {
 	u64 slice_fault;
 	u64 slice_desched_cs;
 	u64 slice_steps;
+	u64 slice_done;
+	u64 slice_done_idle;
 	u64 slice_ns;
 	u64 held_spin;
 };

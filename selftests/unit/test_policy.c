@@ -25,7 +25,7 @@ static const char * const names[] = {
 	[PVPLE_HC_NOT_OURS] = "not-ours", [PVPLE_HC_EPERM] = "eperm",
 	[PVPLE_HC_PROBE] = "probe", [PVPLE_HC_REGISTER] = "register",
 	[PVPLE_HC_UNREGISTER] = "unregister", [PVPLE_HC_PARK] = "park",
-	[PVPLE_HC_UNKNOWN] = "unknown",
+	[PVPLE_HC_SLICE_DONE] = "slice-done", [PVPLE_HC_UNKNOWN] = "unknown",
 };
 
 #define SELF	3
@@ -58,7 +58,9 @@ static unsigned int test_rec_check(bool run)
 		{ "role 0xff", 3, 0xff, PVPLE_REC_BAD },
 		{ "role unknown with a target", 3, PVPLE_ROLE_UNKNOWN,
 		  PVPLE_REC_BAD },
-		{ "non-zero reserved[2]", 6, 1, PVPLE_REC_BAD },
+		{ "non-zero reserved[1]", 6, 1, PVPLE_REC_BAD },
+		{ "the host's slice flag set: not part of a record", 10, 1,
+		  PVPLE_REC_OK },
 		{ "any slow-path range: not part of a record", 9, 1,
 		  PVPLE_REC_OK },
 		{ "waiting on lock 0", 7, 0, PVPLE_REC_BAD },
@@ -110,7 +112,10 @@ static unsigned int test_rec_check(bool run)
 			role = v;
 			break;
 		case 6:
-			a.reserved[2] = v;
+			a.reserved[PVPLE_AREA_RESERVED - 1] = v;
+			break;
+		case 10:
+			a.slice = v;
 			break;
 		case 9:
 			a.text_start = v;
@@ -831,6 +836,13 @@ static const struct {
 	{ "unregister", KVM_HC_PVPLE_UNREGISTER, 1, 0, PVPLE_HC_UNREGISTER },
 	{ "park", KVM_HC_PVPLE_PARK, 0, 0, PVPLE_HC_PARK },
 	{ "park from CPL 3", KVM_HC_PVPLE_PARK, 1, 3, PVPLE_HC_EPERM },
+	{ "slice done", KVM_HC_PVPLE_SLICE_DONE, 1, 0, PVPLE_HC_SLICE_DONE },
+	{ "slice done, 32-bit", KVM_HC_PVPLE_SLICE_DONE, 0, 0,
+	  PVPLE_HC_SLICE_DONE },
+	{ "slice done from CPL 3", KVM_HC_PVPLE_SLICE_DONE, 1, 3,
+	  PVPLE_HC_EPERM },
+	{ "one past slice done: no such call", KVM_HC_PVPLE_SLICE_DONE + 1, 1,
+	  0, PVPLE_HC_UNKNOWN },
 	{ "last reserved number", KVM_HC_PVPLE_END - 1, 1, 0, PVPLE_HC_UNKNOWN },
 	{ "one below the range", KVM_HC_PVPLE_BASE - 1, 1, 0, PVPLE_HC_NOT_OURS },
 	{ "one past the range", KVM_HC_PVPLE_END, 1, 0, PVPLE_HC_NOT_OURS },
@@ -998,6 +1010,17 @@ static unsigned int test_slice(bool run)
 		{ "a step without a grant: a grant of its own",
 		  { .on = true, .step = true, .read_ok = true, .count = 1 },
 		  PVPLE_SLICE_GRANT },
+		{ "the guest ended the granted section: done",
+		  { .on = true, .granted = true, .done = true, .read_ok = true,
+		    .count = 1 }, PVPLE_SLICE_DONE },
+		{ "the guest's end at a step: done, not a step",
+		  { .on = true, .granted = true, .step = true, .done = true,
+		    .read_ok = true, .count = 1 }, PVPLE_SLICE_DONE },
+		{ "the guest's end, the count unreadable: done",
+		  { .granted = true, .done = true }, PVPLE_SLICE_DONE },
+		{ "the guest's end without a grant: a request like any",
+		  { .on = true, .done = true, .read_ok = true, .count = 1 },
+		  PVPLE_SLICE_GRANT },
 	};
 	unsigned int i, bits, bad = 0;
 	struct pvple_slice_in in;
@@ -1011,26 +1034,32 @@ static unsigned int test_slice(bool run)
 	 * Every input: a grant needs all five conditions, and only those;
 	 * "not waiting" is met by the head of a queue too.  A step keeps a
 	 * running grant on the same four and its own step; every other
-	 * request to a running grant ends it.
+	 * request to a running grant ends it, as the guest's end (@done)
+	 * does, and only that one ends it as done.
 	 */
-	for (bits = 0; bits < 256; bits++) {
-		bool kept, want;
+	for (bits = 0; bits < 512; bits++) {
+		bool kept, want, done;
 		enum pvple_slice d;
 
 		in = (struct pvple_slice_in){
 			.on = bits & 1, .granted = bits & 2, .read_ok = bits & 4,
 			.waiting = bits & 8, .head = bits & 64, .step = bits & 128,
+			.done = bits & 256,
 			.count = (bits & 16 ? 3 : 0) | (bits & 32 ? 0x80000000 : 0),
 		};
 		kept = in.on && in.read_ok && (!in.waiting || in.head) &&
 		       (bits & 16);
+		done = in.granted && in.done;
 		want = kept && !in.granted;
 		d = pvple_slice_decide(&in);
+		bad += (d == PVPLE_SLICE_DONE) != done;
 		bad += (d == PVPLE_SLICE_GRANT) != want;
-		bad += (d == PVPLE_SLICE_STEP) != (kept && in.granted && in.step);
-		bad += in.granted && d != PVPLE_SLICE_STEP && d != PVPLE_SLICE_END;
+		bad += (d == PVPLE_SLICE_STEP) !=
+		       (kept && in.granted && in.step && !done);
+		bad += in.granted && !done && d != PVPLE_SLICE_STEP &&
+		       d != PVPLE_SLICE_END;
 	}
-	ksft_test_result(!bad, "slice: a grant or a step exactly when all hold (%u of 256 wrong)\n",
+	ksft_test_result(!bad, "slice: grant, step or done just when all hold (%u of 512 wrong)\n",
 			 bad);
 	return 0;
 }

@@ -41,6 +41,8 @@ mutants=(
 	'a step goes on out of its section|s/return d == PVPLE_SLICE_GRANT ?/return d == PVPLE_SLICE_GRANT || d == PVPLE_SLICE_NONE ?/'
 	'a step ignores the switch|s/return d == PVPLE_SLICE_GRANT ?/return d == PVPLE_SLICE_GRANT || d == PVPLE_SLICE_OFF ?/'
 	'a step keeps a waiter behind another|s/return d == PVPLE_SLICE_GRANT ?/return d == PVPLE_SLICE_GRANT || d == PVPLE_SLICE_WAITING ?/'
+	'the guest'"'"'s end is ignored|s/if (in->granted \&\& in->done)/if (0)/'
+	'the guest ends what was never granted|s/if (in->granted \&\& in->done)/if (in->done)/'
 	'any request to a grant is a step|s/if (in->granted \&\& !in->step)/if (in->granted \&\& 0)/'
 	'an idle spinner not taken for a holder keeps its CPU|s/in->rec == PVPLE_REC_IDLE \&\& in->held \&\&/in->rec == PVPLE_REC_IDLE \&\&/'
 	'a holder keeps its CPU in mode off|s/if (in->mode != PVPLE_MODE_OFF \&\& in->mode < PVPLE_NR_MODES \&\&/if (in->mode < PVPLE_NR_MODES \&\&/'

@@ -17,6 +17,11 @@
  * know, and the host refuses to register an area of any other version
  * (-KVM_EOPNOTSUPP).
  *
+ * 4: the host writes one field of the area, @slice, while it holds a
+ *    reschedule of the vCPU back for it (the slice extension); the guest
+ *    ends that grant at the end of its section (KVM_HC_PVPLE_SLICE_DONE).
+ *    A v3 guest is refused by a v4 host (-KVM_EOPNOTSUPP), and refuses
+ *    one (its probe answers 4): it then runs as an unpatched guest.
  * 3: the area also says, at registration, where the guest's lock slow path
  *    lies (@text_start, @text_end): a PLE exit elsewhere gets stock
  *    handling, whatever the record says; and where the vCPU's preemption
@@ -27,7 +32,7 @@
  *    PVPLE_ROLE_UNKNOWN.
  * 1: first version (seq, state, target, role).  Refused by a v2 host.
  */
-#define PVPLE_ABI_VERSION		3
+#define PVPLE_ABI_VERSION		4
 
 /*
  * Hypercall numbers.  Upstream KVM allocates KVM_HC_* densely from 1 (12 is
@@ -48,6 +53,8 @@
 #define KVM_HC_PVPLE_UNREGISTER		(KVM_HC_PVPLE_BASE + 2)
 /* () -> enum pvple_park_result: act on this vCPU's published wait */
 #define KVM_HC_PVPLE_PARK		(KVM_HC_PVPLE_BASE + 3)
+/* () -> 0: the section @slice was set for has ended (ABI 4) */
+#define KVM_HC_PVPLE_SLICE_DONE		(KVM_HC_PVPLE_BASE + 4)
 /* One past the last number the host reserves for pvple. */
 #define KVM_HC_PVPLE_END		(KVM_HC_PVPLE_BASE + 0x100)
 
@@ -74,7 +81,7 @@ enum pvple_park_result {
  *
  * One per vCPU, in guest memory the vCPU registers by GPA.  It must be
  * aligned to PVPLE_AREA_ALIGN (so it never crosses a page) and lie in a
- * memory slot.  Only the owning vCPU writes it.
+ * memory slot.  Only the owning vCPU writes it, but for @slice.
  *
  * @wait:	PVPLE_WAIT(state, role, target, gen), written with one aligned
  *		64-bit store, so that the host can never see a state of one
@@ -87,6 +94,16 @@ enum pvple_park_result {
  * @preempt_gpa: guest physical address of the vCPU's preemption count (a
  *		32-bit word, 4-aligned), or 0 if the guest keeps none the
  *		host may read; read once, at registration
+ * @slice:	written by the host: 1 while it holds back a reschedule of
+ *		this vCPU because the vCPU is inside a critical section (a
+ *		grant of the slice extension), else 0.  The guest, seeing it
+ *		set when its outermost section ends, writes 0 and calls
+ *		KVM_HC_PVPLE_SLICE_DONE: the host then reschedules at once
+ *		instead of when the grant's bound runs out.  The host writes
+ *		it only from the vCPU's own task while the vCPU is out of
+ *		the guest, never from another vCPU's; it may leave a 1 behind
+ *		after a grant ended otherwise, and a call then is answered 0
+ *		and changes nothing.
  * @reserved:	must be 0; room to grow within one cache line
  *
  * The host acts on a record at a PLE exit only if the exit's RIP is in
@@ -99,7 +116,7 @@ enum pvple_park_result {
  * @wait agree; @gen, which changes on every store of @wait, makes an
  * update in between visible even when it restores an older record.
  */
-#define PVPLE_AREA_RESERVED		3
+#define PVPLE_AREA_RESERVED		2
 
 struct pvple_area {
 	__u64 wait;
@@ -107,6 +124,7 @@ struct pvple_area {
 	__u64 text_start;
 	__u64 text_end;
 	__u64 preempt_gpa;
+	__u64 slice;
 	__u64 reserved[PVPLE_AREA_RESERVED];
 };
 
