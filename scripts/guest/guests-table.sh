@@ -166,7 +166,7 @@ function arm_sums(list, names, key, sum, tt,    i, j, n, nx, arm, t) {
 # the start of each window and at the end) per second of the A and B
 # windows, by their place in the ABBA group.
 function slice_summary(    j, k, t, tt, sum, n, names, fa, fb) {
-	n = arm_sums("requests in_cs granted steps expired cut left ns still_in_cs waiting desched_cs ple_exits held_spin yield_ok yield_reached yield_missed",
+	n = arm_sums("requests in_cs granted steps expired cut left done done_idle ns still_in_cs waiting desched_cs ple_exits held_spin yield_ok yield_reached yield_missed",
 		     names, "desched_cs", sum, tt)
 	if (!(tt["A"] > 0 && tt["B"] > 0)) {
 		if (nwin)

@@ -583,7 +583,7 @@ slice_snap() {
 		ex="$ex co_$f=${v:-0}"
 	done
 	grep "^$qpid-" "$vms" 2>/dev/null | tr ' ' '\n' |
-		awk -F= -v w="$1" -v ex="$ex" '$1 ~ /^slice_(requests|in_cs|granted|steps|expired|cut|left|ns|desched_cs|still_in_cs|waiting)$/ {
+		awk -F= -v w="$1" -v ex="$ex" '$1 ~ /^slice_(requests|in_cs|granted|steps|expired|cut|left|done|done_idle|ns|desched_cs|still_in_cs|waiting)$/ {
 			s = s " " substr($1, 7) "=" $2 }
 			$1 ~ /^(yield_ok|yield_reached|yield_missed|held_spin|ple_exits)$/ {
 			s = s " " $1 "=" $2 }
