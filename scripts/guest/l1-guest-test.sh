@@ -1,7 +1,8 @@
 #!/bin/sh
 # Runs inside the test host (L1): boots nested Linux guests (L2) with
 # built-in locktorture and checks what the guest and kvm-pvple did.  TAP.
-#   1 patched guest, module loaded: every vCPU registers, records are used
+#   1 patched guest, module loaded: every vCPU registers, records are used,
+#     and the guest ends the slice extensions it is granted
 #   2 patched guest, no module: nothing changes
 #   3 unpatched guest, module loaded: nothing registers, stock handling
 #   4 patched guest, CPU offline/online: unregistered and registered again
@@ -116,13 +117,23 @@ clean() {
 	! grep -E 'BUG:|WARNING:|Oops|stall|soft lockup|hard LOCKUP' "$log" >/dev/null
 }
 
+# The patched guest runs with the benchmark's extension (1000 us, scaled
+# to the emulator), so that grants last long enough for a section to end
+# inside one: the series' unlock then ends them (slice_done, ABI 4).
 case_patched() {
+	p=/sys/module/kvm_pvple/parameters/slice_ext_us
+	us=$(cat $p)
+	echo 1000 >$p
 	run_l2 patched bzImage-pvple ""
+	echo "$us" >$p
+	echo "# patched: $(count slice_granted patched) grants, $(count slice_done patched) ended by the guest, $(count slice_done_idle patched) calls without one"
 	clean patched && grep -q 'pvple: publishing' /tmp/patched.log &&
+		grep -q 'pvple: ending extended sections' /tmp/patched.log &&
 		[ "$(count reg_ok patched)" -ge 4 ] &&
 		[ $(($(count spin patched) + $(count yield_tried patched) + \
-		     $(count parks patched))) -ge 1 ]
-	tap_result $? "patched guest with kvm-pvple: all vCPUs registered, records used"
+		     $(count parks patched))) -ge 1 ] &&
+		[ "$(count slice_done patched)" -ge 1 ]
+	tap_result $? "patched guest with kvm-pvple: all vCPUs registered, records used, extended sections ended by the guest"
 }
 
 case_no_module() {
