@@ -166,6 +166,7 @@ struct pvple_vcpu {
 	bool slice_done;		/* the guest ended its section */
 	bool slice_flag;		/* the area's @slice set by us */
 	u64 slice_start_ns, slice_bound_ns;
+	u64 slice_done_ns;		/* when it said so */
 };
 
 struct pvple_vm {

@@ -94,7 +94,8 @@ static void pvple_slice_end(struct pvple_vm *vm, struct pvple_vcpu *pv,
 			    enum pvple_stat how)
 {
 	bool pending = hrtimer_cancel(&pv->slice_timer);
-	u64 ns = ktime_get_ns() - pv->slice_start_ns;
+	u64 ns = (pv->slice_done ? pv->slice_done_ns : ktime_get_ns()) -
+		 pv->slice_start_ns;
 
 	WRITE_ONCE(pv->slice_task, NULL);
 	pv->slice_granted = false;
@@ -111,15 +112,24 @@ static void pvple_slice_end(struct pvple_vm *vm, struct pvple_vcpu *pv,
  * @vm: its VM's state.
  * @pv: its state.
  *
- * The vCPU left its CPU while granted, without asking to reschedule
- * (it blocked, or went out to user space).
+ * The vCPU left its CPU while granted, before the hook saw a request:
+ * it blocked, went out to user space, or met a reschedule point in an
+ * exit handler.  A grant the guest had ended (pvple_slice_done()) ends
+ * as done: the request its call raised was honoured at such a point.
+ * Under PREEMPT_DYNAMIC voluntary, might_sleep() is one (might_resched(),
+ * include/linux/kernel.h), and every guest page walk passes it
+ * (walk_addr_generic(), arch/x86/kvm/mmu/paging_tmpl.h) -- among them
+ * the instruction fetch with which SVM skips the VMMCALL on a CPU
+ * without NRIPS (__svm_skip_emulated_instruction()), as on the emulated
+ * test host, where every such call ends so.
  *
  * Context: the vCPU's own task, preemption off (the load hook).
  */
 void pvple_slice_left(struct pvple_vm *vm, struct pvple_vcpu *pv)
 {
 	if (pv->slice_granted)
-		pvple_slice_end(vm, pv, PVPLE_STAT_SLICE_LEFT);
+		pvple_slice_end(vm, pv, pv->slice_done ? PVPLE_STAT_SLICE_DONE :
+				PVPLE_STAT_SLICE_LEFT);
 }
 
 /*
@@ -234,12 +244,12 @@ static void pvple_slice_flag(struct kvm_vcpu *vcpu, struct pvple_vcpu *pv)
  * the vCPU leaves its CPU between two sections.  Without a running grant
  * (it ended first, or the guest calls at will) nothing changes but a
  * counter: the call can only bring a reschedule forward, never delay one,
- * and only its own vCPU's.  Under preempt=full the preempt_enable() here
- * honours the request at once, before the hook: a switch to another task
- * then ends the grant at the vCPU's next load (PVPLE_STAT_SLICE_LEFT),
- * and a schedule() that keeps the vCPU task on its CPU leaves the grant
- * done but running, to end at the hook's next pass (its timer's, at the
- * latest), still counted as done.
+ * and only its own vCPU's.  A reschedule point met before the hook (a
+ * page walk's might_sleep(), pvple_slice_left(); under preempt=full this
+ * preempt_enable()) honours the request there: a switch to another task
+ * ends the grant at the vCPU's next load, and a schedule() that keeps the
+ * vCPU task on its CPU leaves the grant done but running, to end at the
+ * hook's next pass (its timer's, at the latest); done either way.
  *
  * Context: the vCPU's own task, in its exit, kvm->srcu held.
  *
@@ -260,6 +270,7 @@ long pvple_slice_done(struct kvm_vcpu *vcpu)
 		return 0;
 	}
 	pv->slice_done = true;
+	pv->slice_done_ns = ktime_get_ns();
 	/* On this CPU, whose flags the grant cleared: preemption off. */
 	preempt_disable();
 	set_tsk_need_resched(current);
