@@ -135,7 +135,7 @@ struct pvple_stats {
  * of the VM that walk a chain through this one (abi.c: release/acquire).
  * @parked_on and @runs are written under the vCPU's mutex (its KVM_RUN,
  * or an ioctl's vcpu_load()); other vCPUs of the VM read those two and
- * queue on @waiters (park.c).  @preempt_*, @slice_granted, @slice_done,
+ * queue on @waiters (park.c).  @preempt_*, @slice_granted,
  * @slice_flag and @slice_*_ns are the own task's too; @slice_task is read
  * by @slice_timer's callback (vcpu.c, on the CPU it was armed on), which
  * writes @slice_fired for the task on that CPU; @named_runs is written by
@@ -163,10 +163,9 @@ struct pvple_vcpu {
 	struct task_struct *slice_task;	/* granted to, for the timer */
 	bool slice_granted;		/* since the last reschedule request */
 	bool slice_fired;		/* the timer raised the request */
-	bool slice_done;		/* the guest ended its section */
 	bool slice_flag;		/* the area's @slice set by us */
 	u64 slice_start_ns, slice_bound_ns;
-	u64 slice_done_ns;		/* when it said so */
+	u64 slice_done_ns;		/* when the guest ended it, or 0 */
 };
 
 struct pvple_vm {

@@ -68,7 +68,7 @@
  * written by the callback and read and cleared by the task, both on the
  * CPU the timer is pinned to: while a grant runs the task cannot leave
  * that CPU without a schedule(), whose vcpu_load() on its return ends
- * the grant.  @slice_done and @slice_flag are the task's alone: written
+ * the grant.  @slice_done_ns and @slice_flag are the task's alone: written
  * by its hypercall and its hook, never by the timer.  One CPU's program
  * order orders them; READ_ONCE() and
  * WRITE_ONCE() keep the compiler from tearing or caching the flag across
@@ -94,12 +94,11 @@ static void pvple_slice_end(struct pvple_vm *vm, struct pvple_vcpu *pv,
 			    enum pvple_stat how)
 {
 	bool pending = hrtimer_cancel(&pv->slice_timer);
-	u64 ns = (pv->slice_done ? pv->slice_done_ns : ktime_get_ns()) -
-		 pv->slice_start_ns;
+	u64 ns = (pv->slice_done_ns ?: ktime_get_ns()) - pv->slice_start_ns;
 
 	WRITE_ONCE(pv->slice_task, NULL);
 	pv->slice_granted = false;
-	pv->slice_done = false;
+	pv->slice_done_ns = 0;
 	if (how == PVPLE_STAT_SLICE_LEFT)
 		ns = min(ns, pv->slice_bound_ns);
 	pvple_count(vm, pending && how == PVPLE_STAT_SLICE_EXPIRED ?
@@ -128,7 +127,7 @@ static void pvple_slice_end(struct pvple_vm *vm, struct pvple_vcpu *pv,
 void pvple_slice_left(struct pvple_vm *vm, struct pvple_vcpu *pv)
 {
 	if (pv->slice_granted)
-		pvple_slice_end(vm, pv, pv->slice_done ? PVPLE_STAT_SLICE_DONE :
+		pvple_slice_end(vm, pv, pv->slice_done_ns ? PVPLE_STAT_SLICE_DONE :
 				PVPLE_STAT_SLICE_LEFT);
 }
 
@@ -154,7 +153,7 @@ static void pvple_slice_grant(struct pvple_vm *vm, struct pvple_vcpu *pv,
 	clear_preempt_need_resched();
 	WRITE_ONCE(pv->slice_task, current);
 	pv->slice_granted = true;
-	pv->slice_done = false;
+	pv->slice_done_ns = 0;
 	pv->slice_start_ns = ktime_get_ns();
 	pv->slice_bound_ns = us * NSEC_PER_USEC;
 	pvple_slice_arm(pv, pv->slice_bound_ns);
@@ -211,7 +210,11 @@ static bool pvple_slice_allowed(struct task_struct *t)
  * from what was written last (@slice_flag); the guest writes 0 itself
  * before it calls (pvple_slice_done()).  Program order in this task, then
  * VM entry, put the store before any guest load of it; the guest's own
- * store is done before the exit of its call.  A 1 left behind by a grant
+ * store is done before the exit of its call.  No barrier beyond those:
+ * both writers run on the vCPU's one thread, never at the same time.
+ * Were the host's 1 seen late, the guest would let the grant run to its
+ * bound; were its 0 seen after a new grant's 1, a grant would end at the
+ * next outermost unlock, bounded either way.  A 1 left behind by a grant
  * that ended while the vCPU was off its CPU (pvple_slice_left(), which
  * cannot write: preemption is off there) is cleared at the next pass
  * here, or costs the guest one call answered 0.  A write that fails is
@@ -240,7 +243,7 @@ static void pvple_slice_flag(struct kvm_vcpu *vcpu, struct pvple_vcpu *pv)
  * The guest saw @slice set at its outermost unlock: the lock that made
  * the grant worth having is released.  Raises the reschedule again, as
  * the grant's timer would at its bound; on the way back into the guest
- * the hook finds @slice_done and ends the grant (PVPLE_SLICE_DONE), and
+ * the hook finds @slice_done_ns and ends the grant (PVPLE_SLICE_DONE), and
  * the vCPU leaves its CPU between two sections.  Without a running grant
  * (it ended first, or the guest calls at will) nothing changes but a
  * counter: the call can only bring a reschedule forward, never delay one,
@@ -265,11 +268,10 @@ long pvple_slice_done(struct kvm_vcpu *vcpu)
 		return -PVPLE_ENOTREG;
 	/* The guest wrote 0 before its call. */
 	pv->slice_flag = false;
-	if (!pv->slice_granted || pv->slice_done) {
+	if (!pv->slice_granted || pv->slice_done_ns) {
 		pvple_count(vm, PVPLE_STAT_SLICE_DONE_IDLE);
 		return 0;
 	}
-	pv->slice_done = true;
 	pv->slice_done_ns = ktime_get_ns();
 	/* On this CPU, whose flags the grant cleared: preemption off. */
 	preempt_disable();
@@ -331,7 +333,7 @@ void pvple_slice_resched(struct kvm_vcpu *vcpu)
 	in.on = us && pvple_vm_mode(vm) != PVPLE_MODE_OFF &&
 		pvple_slice_allowed(current);
 	in.granted = pv->slice_granted;
-	in.done = pv->slice_done;
+	in.done = pv->slice_done_ns;
 	left_ns = pvple_slice_step_due(pv);
 	in.step = left_ns > 0;
 	d = pvple_slice_decide(&in);
