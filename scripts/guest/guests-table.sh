@@ -361,6 +361,18 @@ function speed_summary(sp,    i, j, k, p, y, yp, n, sm, sn, sv, m, sg) {
 		       halfw(gb_h)
 	}
 }
+# fair_k(M, H): tier K with GB_TK_B=under: B/A is under over the anchor
+# (exp(M), half-width H in ln), and the anchor'"'"'s speed as a fraction of
+# the fair-share limit, under'"'"'s x C*V/(V+H)/min(U,C) as in tier B'"'"'s
+# table, is exp(ln(min(U,C)*(V+H)/(C*V)) - M), its interval the same
+# half-width: the ceiling of any fix, read in one boot.
+function fair_k(m, h,    f) {
+	if (!tierk || bmode != "under" || !(C && V && U))
+		return
+	f = log((U < C ? U : C) * (V + H) / (C * V)) - m
+	printf "  the anchor at %s of the fair-share limit (under x %d*%d/(%d+%d)/%d), so %s is the most any fix can gain here\n",
+	       gb_fmt(f, h), C, V, V, H, (U < C ? U : C), gb_fmt(-f, h)
+}
 # halfw(H): a CI half-width H in ln as a percentage of the ratio, "-"
 # where there is none (H < 0).
 function halfw(h) {
@@ -793,6 +805,7 @@ END {
 			printf "%s: %s, %d placements of %d groups (%d swapped), %d above 1, half-width %s\n", what,
 			       gb_fmt(kf_m, kf_h), np2, k, kf_nsw, kf_pos,
 			       halfw(kf_h)
+			fair_k(kf_m, kf_h)
 			if (kf_nsw && kf_nsw < np2)
 				printf "  guest B'"'"'s place over guest A'"'"'s, whichever kernel it ran: %s\n",
 				       gb_fmt(kf_r, kf_rh)
@@ -829,11 +842,12 @@ END {
 				print "tier K co-runner beside B over beside A: not recorded"
 		} else {
 			gb_ci(x, k)
-			if (k)
+			if (k) {
 				printf "%s: %s, %d groups, %d above 1, half-width %s\n", what,
 				       gb_fmt(gb_m, gb_h), k, gb_pos,
 				       halfw(gb_h)
-			else
+				fair_k(gb_m, gb_h)
+			} else
 				print what ": no complete group"
 			if (tierk && k)
 				print "  one placement: the interval leaves out how the two guests'"'"' places differ from boot to boot (GB_TK_PLACES)"

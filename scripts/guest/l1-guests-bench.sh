@@ -56,7 +56,12 @@
 # stopped (SIGSTOP), in ABBA order: the guest clocks (kvm-clock) go on
 # while a guest is stopped, so each window's rate comes from the
 # progress lines its guest printed inside it (guests-table.sh).  The
-# lines read "# ta-... g=a|b".  GB_TK_PLACES=P boots the two guests P
+# lines read "# ta-... g=a|b".  GB_TK_B=under makes guest B tier B's
+# undercommitted reference in the same boot: the stock kernel with
+# GB_UNDER_VCPUS vCPUs, and the co-runner stopped in its windows too, so
+# that B/A is under/anchor and the table puts the anchor against the
+# fair-share limit (under's rate x C*V/(V+H)/min(U,C)) with the
+# interval of one boot, not of tier B's boots.  GB_TK_PLACES=P boots the two guests P
 # times in the L1 boot ("placements", "# tk-place"), each time for
 # GB_TA_GROUPS groups, the guest started first going GB_TK_FIRST's, the
 # other's, the other's, GB_TK_FIRST's, ...:
@@ -107,7 +112,8 @@
 #   GB_WIN is 12 and GB_TA_GROUPS 20 unless given
 #   GB_TA_B (auto)     GB_SLICE_US (1000): kvm-pvple's slice_ext_us= at load
 #   GB_SLICE_STEP_US (none: the module's own): its slice_step_us= at load
-#   tier K: GB_TK_A (stock)  GB_TK_B (pvple)  GB_TK_FIRST (a: the guest
+#   tier K: GB_TK_A (stock)  GB_TK_B (pvple; stock for the A/A boot,
+#   under for the fair-share limit)  GB_TK_FIRST (a: the guest
 #   whose QEMU starts first)  GB_TK_PLACES (1)  GB_TK_SWAP (1 when the
 #   placements come in fours: the kernels swap guests in placements 3
 #   and 4 of each four), and tier A's GB_WIN,
@@ -217,6 +223,8 @@ case $tk_first in
 a | b) ;;
 *) echo "Bail out! GB_TK_FIRST=$tk_first: a or b"; exit 1 ;;
 esac
+# The undercommitted reference is B's, the arm the table divides by A.
+[ "$tk_a" != under ] || { echo "Bail out! GB_TK_A=under: the reference is GB_TK_B's"; exit 1; }
 # Placements: how many times tier K boots its two guests afresh in the
 # one L1 boot, each time for GB_TA_GROUPS groups.
 tk_places=${GB_TK_PLACES:-1}
@@ -681,12 +689,12 @@ ta_setup() {
 	[ -z "$dry" ] && [ -r "$taparam" ] && read -r ta_was <"$taparam"
 }
 
-# ta_guest LOG KERNEL NAME: a lock guest that runs tier A's workload
-# alone.
+# ta_guest LOG KERNEL NAME [VCPUS]: a lock guest that runs tier A's
+# workload alone, with GB_VCPUS vCPUs unless VCPUS.
 ta_guest() {
 	l2_start "$1" "$2" "$cpu" \
 		"l2.bench=1 bench.hb=0 bench.db=0 bench.lt=0 bench.settle=0 bench.warm=0 bench.ta=$secs:$ta_n bench.tw=$ta_wl bench.tl=$ta_loops$tk_wd${l2_args:+ $l2_args}" \
-		-smp "$vcpus" -name "$3,debug-threads=on"
+		-smp "${4:-$vcpus}" -name "$3,debug-threads=on"
 }
 
 # ticks PID: the CPU time of process PID (all its threads: user and
@@ -798,16 +806,24 @@ ta_param_to() {
 }
 
 # tk_run GUEST: tier K's switch: GUEST (a or b) runs, the other is
-# stopped, first, so that the two never run at once.
+# stopped, first, so that the two never run at once.  A guest that is
+# the undercommitted reference (GB_TK_B=under) runs with the co-runner
+# stopped as well, which is stopped before and continued after the
+# guests' switch: the co-runner never runs beside it.
 tk_run() {
+	eval "tk_k=\$kern_$1"
 	if [ -n "$dry" ]; then
-		echo "# would run guest $1 alone for $win s"
-	elif [ "$1" = a ]; then
-		kill -STOP "$qpid_b"; kill -CONT "$qpid_a"
+		echo "# would run guest $1 alone for $win s$([ "$tk_k" != under ] || echo ", the co-runner stopped")"
 	else
-		kill -STOP "$qpid_a"; kill -CONT "$qpid_b"
+		[ "$tk_k" != under ] || kill -STOP "$corunner"
+		if [ "$1" = a ]; then
+			kill -STOP "$qpid_b"; kill -CONT "$qpid_a"
+		else
+			kill -STOP "$qpid_a"; kill -CONT "$qpid_b"
+		fi
+		[ "$tk_k" = under ] || kill -CONT "$corunner"
 	fi
-	eval "tags=\"mode=\$kern_$1 guest=$1\""
+	tags="mode=$tk_k guest=$1"
 }
 
 # ta_end TAG NAME: waits for the guest in $qpid/$log to end its
@@ -904,9 +920,14 @@ tk_place() {
 	for g in $tk_order; do
 		eval "k=\$kern_$g"
 		log=/tmp/gb-tierk-$g.log
-		ta_guest "$log" "bzImage-$k" "lock-$g"
+		if [ "$k" = under ]; then
+			ta_guest "$log" bzImage-stock "lock-$g" "$under"
+			pin "lock guest $g ($k)" "$qpid" "$under"
+		else
+			ta_guest "$log" "bzImage-$k" "lock-$g"
+			pin "lock guest $g ($k)" "$qpid" "$vcpus"
+		fi
 		eval "qpid_$g=\$qpid"
-		pin "lock guest $g ($k)" "$qpid" "$vcpus"
 	done
 	if [ -n "$dry" ]; then
 		echo "# would wait for both guests' first progress lines, then $ta_settle s"
@@ -930,7 +951,7 @@ tk_place() {
 		tk_mem "end$pl"
 		tk_kvm "end$pl"
 	fi
-	kill -CONT "$qpid_a" "$qpid_b" 2>/dev/null
+	kill -CONT "$qpid_a" "$qpid_b" "$corunner" 2>/dev/null
 	ran=$prc
 	for g in a b; do
 		log=/tmp/gb-tierk-$g.log

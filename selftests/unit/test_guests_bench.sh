@@ -311,6 +311,14 @@ check "check_guest: a kernel report's first lines, beyond the console's tail" gu
 GB_DRY=1 GB_TIER=K GB_TK_B=stock GB_TA_GROUPS=1 GB_CPUS=0,1 sh "$l1" >"$tmp/planKK" 2>&1
 check "tier K, GB_TK_B=stock: the A/A boot, two stock guests" \
 	[ "$(grep -c 'would run: .*qemu-system.*bzImage-stock.*bench.ta=' "$tmp/planKK")" = 2 ]
+GB_DRY=1 GB_TIER=K GB_TK_B=under GB_TK_PLACES=4 GB_TA_GROUPS=1 GB_CPUS=0,1 sh "$l1" >"$tmp/planKU" 2>&1
+check "tier K, GB_TK_B=under: a stock guest of GB_UNDER_VCPUS pinned one to a CPU, the co-runner stopped in its windows only, the swap too" \
+	sh -c "[ \"\$(sed -n 's/^# would run: .*qemu-system.* -smp \([0-9]\) -name lock-\([ab]\),.*bzImage-\([a-z]*\) .*bench.ta=.*/\1\2\3/p' '$tmp/planKU' | tr -d '\n')\" = 4astock2bstock2bstock4astock4bstock2astock2astock4bstock ] &&
+	       [ \$(grep -c 'would pin lock guest [ab] (under) (vCPU:CPU): 0:0 1:1\$' '$tmp/planKU') = 4 ] &&
+	       [ \"\$(sed -n 's/^# would run guest \([ab]\) alone for 4 s\(, the co-runner stopped\)\{0,1\}\$/\1\2/p' '$tmp/planKU' | sed 's/, the co-runner stopped/S/' | tr -d '\n')\" = abSbSaabSbSaaSbbaSaSbbaS ]"
+check "GB_TK_A=under: bail out, no guest" \
+	sh -c "! GB_DRY=1 GB_TIER=K GB_TK_A=under GB_CPUS=0,1 sh '$l1' >'$tmp/planKAU' 2>&1 &&
+	       grep -q '^Bail out! GB_TK_A=under' '$tmp/planKAU' && ! grep -q qemu-system '$tmp/planKAU'"
 check "tier K: locktorture by default, its writers, in 384M guests" \
 	sh -c "[ \$(grep 'would run: .*qemu-system.*bench.ta=' '$tmp/planK' |
 		    grep -cE -- '-m 384M .*bench.ta=[0-9]*:8 bench.tw=locktorture( |\$)') = 2 ]"
@@ -604,6 +612,14 @@ def gen(results, tiera, expect):
     e["tiera"] = ci(logs)
     e["tierah"] = ci(hlogs)
     e["tierk"] = gen_k(tiera + "k")
+    # GB_TK_B=under, in a layout of 2 CPUs, 4 lock vCPUs, 3 hogs and 2
+    # under: the anchor at min(U,C)*(V+H)/(C*V) = 7/4 over B/A of the
+    # fair-share limit, the same half-width.
+    u = gen_k(tiera + "ku", "under")
+    e["tierku"] = u
+    f = math.log(7 / 4) - u["m"]
+    e["tierku_fair"] = {"g": math.exp(f), "lo": math.exp(f - u["h"]),
+                        "hi": math.exp(f + u["h"]), "n": u["n"]}
     e.update(gen_kp(tiera + "kp", [1, 1, 1, 1], ""))
     e.update(gen_kp(tiera + "kps", [1, 1, -1, -1], "s", -0.06))
     e.update(gen_kp(tiera + "kpu", [1, -1, 1, 1], "u", -0.06))
@@ -616,8 +632,8 @@ def gen(results, tiera, expect):
 # runs again prints at once, then once a second; its first second runs
 # at half its rate, which the guard of 1 s leaves out.  b runs 1.25
 # times a's rate, with a wobble per window, and the rates drift.
-def gen_k(path):
-    t = ["# ta-setup win=4 guard=1 groups=5 settle=20 writers=8 param=kernel a=stock b=pvple",
+def gen_k(path, bmode="pvple"):
+    t = ["# ta-setup win=4 guard=1 groups=5 settle=20 writers=8 param=kernel a=stock b=" + bmode,
          "# ta-clock g=a offset=1000.000 samples=20",
          "# ta-clock g=b offset=1002.000 samples=20",
          "# tk-mem when=settled g=a rss=393216 huge=307200",
@@ -632,10 +648,12 @@ def gen_k(path):
             rate[i] = 50000.0 * (1 + 0.02 * i) * (1.25 if m == "b" else 1) * \
                       (1 + 0.01 * ((5 * i) % 7 - 3))
             t.append("# ta-win win=%d group=%d mode=%s guest=%s l1=%.2f" %
-                     (i, g, "pvple" if m == "b" else "stock", m, 1050 + 4 * (i - 1)))
+                     (i, g, bmode if m == "b" else "stock", m, 1050 + 4 * (i - 1)))
         r = [rate[i - 3], rate[i - 2], rate[i - 1], rate[i]]
         logs.append((math.log(r[1]) + math.log(r[2]) - math.log(r[0]) - math.log(r[3])) / 2)
     t.append("# ta-end l1=%.2f" % (1050 + 4 * i))
+    if bmode == "under":
+        t.insert(0, "# gb-setup tier=K cpus=2 vcpus=4 hogs=3 under=2 blocks=6 pin=1 configs=x")
     for m in "ab":
         w = 7.0e6
         for k in range(1, i + 1):
@@ -822,11 +840,12 @@ def cmp(what, table, expect):
             r = [r for r in rows if r[:1] != " " and r.split()[:2] == key.split()]
             if not r or want not in r[0]:
                 print(key + ": wanted " + want); bad.append(key)
-    elif what in ("tiera", "tierk", "tierah", "tierkp", "tierkp_pooled", "tierkp_eff",
+    elif what in ("tiera", "tierk", "tierku", "tierku_fair", "tierah", "tierkp", "tierkp_pooled", "tierkp_eff",
                   "tierkps", "tierkps_role", "tierkp_effs", "tierkpu", "tierkpu_role",
                   "tierkpv_speed", "tierkpv_speed_role"):
         x = e[what]
         label = {"tiera": "tier A pvple on/off:", "tierk": "tier K B/A pvple/stock:",
+                 "tierku": "tier K B/A under/stock:", "tierku_fair": "  the anchor at",
                  "tierah": "tier A co-runner beside B over beside A:",
                  "tierkp": "tier K B/A pvple/stock:", "tierkps": "tier K B/A pvple/stock:",
                  "tierkpu": "tier K B/A pvple/stock:",
@@ -845,7 +864,7 @@ def cmp(what, table, expect):
         near(f[1].strip("[,"), x["lo"], what + " low", bad)
         near(f[2].strip("],"), x["hi"], what + " high", bad)
         if what in ("tierkp_eff", "tierkp_effs", "tierkps_role", "tierkpu_role",
-                    "tierkpv_speed_role"):
+                    "tierkpv_speed_role", "tierku_fair"):
             pass
         elif what == "tierkpv_speed":
             # "4 placements of 12 groups, ..., placements' SD 0.012 in ln"
@@ -947,6 +966,17 @@ check "tier K: each window from the guest that ran, inside the window, on its cl
 	gbcmp tierk "$tmp/tableK"
 killed "tier K's rates interpolated across a stop" tierk guests-table.sh 's/rate\[i\] = winrate_in(i, 0, npb/rate[i] = winrate(i, 0, npb/' "$tmp/tierak"
 killed "guest B read on guest A's clock" tierk guests-table.sh 's/kv\["up"\] + goff\["b"\]/kv["up"] + goff["a"]/' "$tmp/tierak"
+# GB_TK_B=under: B/A is under/anchor, and the anchor's fraction of the
+# fair-share limit beside it, from the layout of the gb-setup line.
+"$top/scripts/guest/guests-table.sh" "$tmp/tieraku" >"$tmp/tableKU" 2>&1
+check "tier K, GB_TK_B=under: under/stock, ABBA, geometric mean and CI" \
+	gbcmp tierku "$tmp/tableKU"
+check "tier K, GB_TK_B=under: the anchor's fraction of the fair-share limit, min(U,C)*(V+H)/(C*V) over B/A" \
+	gbcmp tierku_fair "$tmp/tableKU"
+check "tier K, GB_TK_B=under: the limit's layout said; no such line for pvple/stock" \
+	sh -c "grep -q '^  the anchor at .* of the fair-share limit (under x 2\*4/(4+3)/2), so .* is the most any fix can gain here\$' '$tmp/tableKU' &&
+	       ! grep -q 'fair-share limit' '$tmp/tableK'"
+killed "the fair-share limit from the hogs' count left out" tierku_fair guests-table.sh 's/\* (V + H) \/ (C \* V)/ \/ C/' "$tmp/tieraku"
 sed '/ta-setup/s/$/ first=b/' "$tmp/tierak" >"$tmp/tierakf"
 "$top/scripts/guest/guests-table.sh" "$tmp/tierakf" >"$tmp/tableKF" 2>&1
 check "tier K: the table says which guest started first" \
