@@ -235,7 +235,17 @@ esac
 # four (1, the default when the placements come in fours): guest B's
 # place was behind guest A's in 6 of 8 placements of one A/A boot,
 # whichever started first (2026-12-03).
-tk_swap=${GB_TK_SWAP:-$([ $((tk_places % 4)) = 0 ] && echo 1 || echo 0)}
+# GB_TK_B=under: no swap unless asked.  Swapped, the reference is guest
+# a, whose windows are the first and the last of a group, two windows
+# apart: in both such placements of the first run (2026-12-05,
+# guests-20261205-052913) the reference printed nothing after that stop,
+# its console silent in its second window while it used both CPUs, and
+# the group had no rate.  Unswapped it runs its two windows back to back
+# (with GB_TA_GROUPS=1), and its place offset, a few per cent in tier K's
+# A/A boots, is small beside an under/anchor ratio of about two.
+tk_swap_dfl=0
+[ $((tk_places % 4)) != 0 ] || [ "$tk_b" = under ] || tk_swap_dfl=1
+tk_swap=${GB_TK_SWAP:-$tk_swap_dfl}
 case $tk_swap in
 0 | 1) ;;
 *) echo "Bail out! GB_TK_SWAP=$tk_swap: 0 or 1"; exit 1 ;;

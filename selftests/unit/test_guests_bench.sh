@@ -312,10 +312,14 @@ GB_DRY=1 GB_TIER=K GB_TK_B=stock GB_TA_GROUPS=1 GB_CPUS=0,1 sh "$l1" >"$tmp/plan
 check "tier K, GB_TK_B=stock: the A/A boot, two stock guests" \
 	[ "$(grep -c 'would run: .*qemu-system.*bzImage-stock.*bench.ta=' "$tmp/planKK")" = 2 ]
 GB_DRY=1 GB_TIER=K GB_TK_B=under GB_TK_PLACES=4 GB_TA_GROUPS=1 GB_CPUS=0,1 sh "$l1" >"$tmp/planKU" 2>&1
-check "tier K, GB_TK_B=under: a stock guest of GB_UNDER_VCPUS pinned one to a CPU, the co-runner stopped in its windows only, the swap too" \
-	sh -c "[ \"\$(sed -n 's/^# would run: .*qemu-system.* -smp \([0-9]\) -name lock-\([ab]\),.*bzImage-\([a-z]*\) .*bench.ta=.*/\1\2\3/p' '$tmp/planKU' | tr -d '\n')\" = 4astock2bstock2bstock4astock4bstock2astock2astock4bstock ] &&
-	       [ \$(grep -c 'would pin lock guest [ab] (under) (vCPU:CPU): 0:0 1:1\$' '$tmp/planKU') = 4 ] &&
-	       [ \"\$(sed -n 's/^# would run guest \([ab]\) alone for 4 s\(, the co-runner stopped\)\{0,1\}\$/\1\2/p' '$tmp/planKU' | sed 's/, the co-runner stopped/S/' | tr -d '\n')\" = abSbSaabSbSaaSbbaSaSbbaS ]"
+check "tier K, GB_TK_B=under: a stock guest of GB_UNDER_VCPUS pinned one to a CPU, the co-runner stopped in its windows only; no swap" \
+	sh -c "[ \"\$(sed -n 's/^# would run: .*qemu-system.* -smp \([0-9]\) -name lock-\([ab]\),.*bzImage-\([a-z]*\) .*bench.ta=.*/\1\2\3/p' '$tmp/planKU' | tr -d '\n')\" = 4astock2bstock2bstock4astock2bstock4astock4astock2bstock ] &&
+	       [ \$(grep -c 'would pin lock guest b (under) (vCPU:CPU): 0:0 1:1\$' '$tmp/planKU') = 4 ] &&
+	       [ \"\$(sed -n 's/^# would run guest \([ab]\) alone for 4 s\(, the co-runner stopped\)\{0,1\}\$/\1\2/p' '$tmp/planKU' | sed 's/, the co-runner stopped/S/' | tr -d '\n')\" = abSbSaabSbSaabSbSaabSbSa ] &&
+	       grep -q '^# ta-setup .* places=4 swap=0\$' '$tmp/planKU'"
+GB_DRY=1 GB_TIER=K GB_TK_B=under GB_TK_SWAP=1 GB_TK_PLACES=4 GB_TA_GROUPS=1 GB_CPUS=0,1 sh "$l1" >"$tmp/planKUs" 2>&1
+check "tier K, GB_TK_B=under GB_TK_SWAP=1: the reference swaps guests, and the co-runner stops with it" \
+	[ "$(sed -n 's/^# would run guest \([ab]\) alone for 4 s\(, the co-runner stopped\)\{0,1\}$/\1\2/p' "$tmp/planKUs" | sed 's/, the co-runner stopped/S/' | tr -d '\n')" = abSbSaabSbSaaSbbaSaSbbaS ]
 check "GB_TK_A=under: bail out, no guest" \
 	sh -c "! GB_DRY=1 GB_TIER=K GB_TK_A=under GB_CPUS=0,1 sh '$l1' >'$tmp/planKAU' 2>&1 &&
 	       grep -q '^Bail out! GB_TK_A=under' '$tmp/planKAU' && ! grep -q qemu-system '$tmp/planKAU'"
