@@ -216,6 +216,46 @@ function l1_summary(    j, k, tt, sum, n, names, fa, fb) {
 		printf "\n"
 	}
 }
+# kvm_summary: tier K'"'"'s KVM statistics of each lock guest'"'"'s VM (tk-kvm),
+# from the snapshot after the settle time to the one after the windows of
+# each placement: a guest is stopped outside its own windows, so the
+# difference is what its own windows cost KVM.  Summed per kernel (A, B;
+# a swapped placement runs B in guest a), per second of that kernel'"'"'s
+# windows, and B/A per unit of the workload'"'"'s progress (the mean of the
+# kernel'"'"'s window rates): what a kernel that does more work per CPU second
+# than the other does with fewer exits of which kind.
+function kvm_summary(    i, j, p, g, arm, key, n, names, t, r, nr, fa, fb) {
+	n = split("exits irq_exits irq_window_exits insn_emulation io_exits halt_exits halt_wakeup hypercalls preemption_reported preemption_other req_event directed_yield_attempted", names, " ")
+	for (i = 1; i <= nwin; i++) {
+		arm = ((wgst[i] == "a") == !pswap[wpl[i]]) ? "A" : "B"
+		t[arm] += wendof(i) - wt[i]
+		if (rate[i] > 0) { r[arm] += rate[i]; nr[arm]++ }
+	}
+	if (!(t["A"] > 0 && t["B"] > 0 && nr["A"] && nr["B"]))
+		return
+	r["A"] /= nr["A"]; r["B"] /= nr["B"]
+	for (p = 1; p <= nplace; p++)
+		for (g = 0; g < 2; g++) {
+			arm = ((g == 0) == !pswap[p]) ? "A" : "B"
+			if (!((p, g, "settled", "exits") in tkv) || !((p, g, "end", "exits") in tkv))
+				continue
+			for (j = 1; j <= n; j++)
+				ks[arm, names[j]] += tkv[p, g, "end", names[j]] - tkv[p, g, "settled", names[j]]
+			ksn[arm]++
+		}
+	if (!ksn["A"] || !ksn["B"])
+		return
+	printf "KVM per second of each kernel'"'"'s own windows (its VM'"'"'s statistics, %d / %d placements), A / B, and B/A per unit of work (rates %.0f / %.0f):\n",
+	       ksn["A"], ksn["B"], r["A"], r["B"]
+	for (j = 1; j <= n; j++) {
+		key = names[j]
+		fa = ks["A", key] / t["A"]; fb = ks["B", key] / t["B"]
+		printf "  %-25s %9.1f / %9.1f", key, fa, fb
+		if (fa > 0)
+			printf "   per work B/A %.3f", (fb / r["B"]) / (fa / r["A"])
+		printf "\n"
+	}
+}
 # kfit(M, S, N): the kernels'"'"' log ratio over N placements, from each
 # placement'"'"'s M[p] (kernel B over kernel A) and S[p] (1, or -1 where
 # the kernels swapped guests).  With both kinds of placement, least
@@ -460,6 +500,17 @@ $2 == "ta-end" {
 $2 == "tk-place" {
 	kvs(3); pfirst[kv["place"] + 0] = kv["first"]; pswap[kv["place"] + 0] = kv["swap"] + 0
 	delete goff
+	next
+}
+# tk-kvm when=settled|end[-pP] g=a|b KEY=N ...: kvm_summary'"'"'s.
+$2 == "tk-kvm" {
+	kvs(3)
+	split(kv["when"], tw2, "-p")
+	p = (2 in tw2) ? tw2[2] + 0 : 1
+	g = kv["g"] == "b"
+	for (f in kv)
+		if (kv[f] ~ /^[0-9]+$/) tkv[p, g, tw2[1], f] = kv[f]
+	delete tw2
 	next
 }
 $2 == "tk-mem" {
@@ -861,6 +912,7 @@ END {
 		cpu_summary()
 		slice_summary()
 		l1_summary()
+		if (tierk) kvm_summary()
 		# The QEMU of each guest in L1: its resident memory, and how much of
 		# it transparent huge pages back (tk-mem).
 		for (i = 1; i <= ntkw; i++) {

@@ -621,6 +621,7 @@ def gen(results, tiera, expect):
     # fair-share limit, the same half-width.
     u = gen_k(tiera + "ku", "under")
     e["tierku"] = u
+    e["tierku_kvm"] = KVM_PER_WORK[0]
     f = math.log(7 / 4) - u["m"]
     e["tierku_fair"] = {"g": math.exp(f), "lo": math.exp(f - u["h"]),
                         "hi": math.exp(f + u["h"]), "n": u["n"]}
@@ -636,6 +637,8 @@ def gen(results, tiera, expect):
 # runs again prints at once, then once a second; its first second runs
 # at half its rate, which the guard of 1 s leaves out.  b runs 1.25
 # times a's rate, with a wobble per window, and the rates drift.
+KVM_PER_WORK = [None]
+
 def gen_k(path, bmode="pvple"):
     t = ["# ta-setup win=4 guard=1 groups=5 settle=20 writers=8 param=kernel a=stock b=" + bmode,
          "# ta-clock g=a offset=1000.000 samples=20",
@@ -658,6 +661,13 @@ def gen_k(path, bmode="pvple"):
     t.append("# ta-end l1=%.2f" % (1050 + 4 * i))
     if bmode == "under":
         t.insert(0, "# gb-setup tier=K cpus=2 vcpus=4 hogs=3 under=2 blocks=6 pin=1 configs=x")
+        # Each VM's KVM statistics before and after the windows: guest
+        # a exits 4000 times in its 40 s of windows, b 6000 times in its
+        # 40 s; b's irq_exits stand still.
+        t += ["# tk-kvm when=settled g=a exits=1000 irq_exits=50 pages_2m=7",
+              "# tk-kvm when=settled g=b exits=2000 irq_exits=60",
+              "# tk-kvm when=end g=a exits=5000 irq_exits=850 pages_2m=9",
+              "# tk-kvm when=end g=b exits=8000 irq_exits=60"]
     for m in "ab":
         w = 7.0e6
         for k in range(1, i + 1):
@@ -669,6 +679,10 @@ def gen_k(path, bmode="pvple"):
                 t.append("# ta-progress g=%s up=%.6f writes=%d" % (m, s0 + d, round(w + done)))
             w += rate[k] / 2 + 3 * rate[k]
     open(path, "w").write("\n".join(t) + "\n")
+    if bmode == "under":
+        ma = statistics.mean(rate[k] for k in rate if gst[k] == "a")
+        mb = statistics.mean(rate[k] for k in rate if gst[k] == "b")
+        KVM_PER_WORK[0] = (150.0 / mb) / (100.0 / ma)
     return ci(logs)
 
 # Tier K in four placements of three groups, the guests booted afresh
@@ -880,6 +894,18 @@ def cmp(what, table, expect):
                 print(what + ": no placements' SD"); bad.append("sd")
         elif f[3] != str(x["n"]):
             print(what + " groups " + f[3]); bad.append("n")
+    elif what == "tierku_kvm":
+        # "  exits   100.0 /   150.0   per work B/A X", irq_exits' the same
+        f = [r.split() for r in rows if r.split()[:1] == ["exits"]]
+        g = [r.split() for r in rows if r.split()[:1] == ["irq_exits"]]
+        if len(f) != 1 or len(g) != 1:
+            print("no exits or irq_exits row"); sys.exit(1)
+        near(f[0][1], 100.0, "exits/s of A", bad, 0.051)
+        near(f[0][3], 150.0, "exits/s of B", bad, 0.051)
+        near(f[0][7], e["tierku_kvm"], "exits per work B/A", bad)
+        near(g[0][1], 20.0, "irq_exits/s of A", bad, 0.051)
+        near(g[0][3], 0.0, "irq_exits/s of B", bad, 0.051)
+        near(g[0][7], 0.0, "irq_exits per work B/A", bad)
     elif what in ("places", "placess"):
         # the placements' spread and the first-started guest's advantage
         x = "s" if what == "placess" else ""
@@ -980,6 +1006,9 @@ check "tier K, GB_TK_B=under: the anchor's fraction of the fair-share limit, min
 check "tier K, GB_TK_B=under: the limit's layout said; no such line for pvple/stock" \
 	sh -c "grep -q '^  the anchor at .* of the fair-share limit (under x 2\*4/(4+3)/2), so .* is the most any fix can gain here\$' '$tmp/tableKU' &&
 	       ! grep -q 'fair-share limit' '$tmp/tableK'"
+check "tier K: each kernel's KVM exits per second of its own windows and per unit of work, B/A" \
+	gbcmp tierku_kvm "$tmp/tableKU"
+killed "KVM's counters of guest b given to guest a" tierku_kvm guests-table.sh 's/g = kv\["g"\] == "b"/g = kv["g"] == "a"/' "$tmp/tieraku"
 killed "the fair-share limit from the hogs' count left out" tierku_fair guests-table.sh 's/\* (V + H) \/ (C \* V)/ \/ C/' "$tmp/tieraku"
 sed '/ta-setup/s/$/ first=b/' "$tmp/tierak" >"$tmp/tierakf"
 "$top/scripts/guest/guests-table.sh" "$tmp/tierakf" >"$tmp/tableKF" 2>&1
