@@ -466,6 +466,10 @@ $2 == "ta-setup" {
 	next
 }
 $2 == "pvple-params" { pvparams = substr($0, index($0, $3)); next }
+# What L1'"'"'s scheduler ran with: GB_SCHED_FEAT'"'"'s features and its base
+# slice (GB_SCHED_SLICE_NS or L1'"'"'s own).
+$2 == "sched-feature" { schedf = schedf " " $3; next }
+$2 == "sched-base-slice" { kvs(3); sbslice = kv["ns"]; next }
 $2 == "ta-clock" {
 	kvs(3)
 	if ("g" in kv) goff[kv["g"]] = hgoff[kv["g"]] = kv["offset"] + 0; else offset = kv["offset"] + 0
@@ -778,6 +782,9 @@ END {
 		}
 		if (pvparams != "")
 			printf "kvm-pvple loaded with %s\n", pvparams
+		if (schedf != "" || sbslice != "")
+			printf "L1 scheduler:%s%s\n", (schedf != "" ? " features" schedf : ""),
+			       (sbslice != "" ? sprintf("%s base slice %.2f ms", (schedf != "" ? ";" : ""), sbslice / 1e6) : "")
 		if (nh)
 			printf "co B/A: the co-runner'"'"'s iterations, the same pairing (its clock = L1 - %.3f s)\n",
 			       hoffset

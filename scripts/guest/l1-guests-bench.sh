@@ -123,6 +123,7 @@
 #   GB_L2_ARGS (none): more kernel arguments for tier A's and K's lock
 #   guests (commas for spaces), e.g. nokaslr
 #   GB_SCHED_FEAT (none): L1 scheduler features, e.g. NO_PICK_BUDDY
+#   GB_SCHED_SLICE_NS (none: L1's own): L1's EEVDF base slice
 #   GB_TA_TRACE (none): a window whose slice grants are traced
 #   GB_DRY (empty): plan only
 . "$(dirname "$0")/l1-lib.sh"
@@ -1090,6 +1091,21 @@ for f in $(echo "${GB_SCHED_FEAT:-}" | tr , ' '); do
 	fi
 	echo "# sched-feature $f"
 done
+# GB_SCHED_SLICE_NS: L1's EEVDF base slice (debugfs
+# sched/base_slice_ns, sysctl_sched_base_slice in 6.12: the request every
+# task runs for before the pick may preempt it, 0.7 ms x (1 +
+# ilog2(min(CPUs, 8))) by default, get_update_sysctl_factor(): 1.4 ms on
+# L1's two CPUs), read back; the value the run had is noted either way.
+sbs=/sys/kernel/debug/sched/base_slice_ns
+if [ -n "${GB_SCHED_SLICE_NS:-}" ]; then
+	[ -d /sys/kernel/debug/sched ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+	do_ sh -c "echo $GB_SCHED_SLICE_NS >$sbs"
+	if [ -z "$dry" ] && [ "$(cat $sbs)" != "$GB_SCHED_SLICE_NS" ]; then
+		echo "Bail out! base slice $GB_SCHED_SLICE_NS not set"
+		exit 1
+	fi
+fi
+[ -n "$dry" ] || [ ! -r "$sbs" ] || echo "# sched-base-slice ns=$(cat $sbs)"
 [ -n "$dry" ] || keeper_start
 corunner_start
 

@@ -320,6 +320,10 @@ check "tier K, GB_TK_B=under: a stock guest of GB_UNDER_VCPUS pinned one to a CP
 GB_DRY=1 GB_TIER=K GB_TK_B=under GB_TK_SWAP=1 GB_TK_PLACES=4 GB_TA_GROUPS=1 GB_CPUS=0,1 sh "$l1" >"$tmp/planKUs" 2>&1
 check "tier K, GB_TK_B=under GB_TK_SWAP=1: the reference swaps guests, and the co-runner stops with it" \
 	[ "$(sed -n 's/^# would run guest \([ab]\) alone for 4 s\(, the co-runner stopped\)\{0,1\}$/\1\2/p' "$tmp/planKUs" | sed 's/, the co-runner stopped/S/' | tr -d '\n')" = abSbSaabSbSaaSbbaSaSbbaS ]
+GB_DRY=1 GB_TIER=K GB_SCHED_SLICE_NS=3000000 GB_TA_GROUPS=1 GB_CPUS=0,1 sh "$l1" >"$tmp/planKS" 2>&1
+check "GB_SCHED_SLICE_NS: L1's base slice set before the guests start" \
+	sh -c "sed -n '/echo 3000000 >.sys.kernel.debug.sched.base_slice_ns/,\$p' '$tmp/planKS' | grep -q 'qemu-system' &&
+	       ! grep -q base_slice_ns '$tmp/planK'"
 check "GB_TK_A=under: bail out, no guest" \
 	sh -c "! GB_DRY=1 GB_TIER=K GB_TK_A=under GB_CPUS=0,1 sh '$l1' >'$tmp/planKAU' 2>&1 &&
 	       grep -q '^Bail out! GB_TK_A=under' '$tmp/planKAU' && ! grep -q qemu-system '$tmp/planKAU'"
@@ -977,6 +981,11 @@ check "tier A: a line per ABBA group" \
 	[ "$(grep -c '^[1-6] ' "$tmp/tableA")" = 6 ]
 { echo "# pvple-params mode=auto slice_ext_us=1000 slice_step_us=0"; cat "$tmp/tiera"; } >"$tmp/tieraP"
 "$top/scripts/guest/guests-table.sh" "$tmp/tieraP" >"$tmp/tableP" 2>&1
+{ echo "# sched-feature NO_PICK_BUDDY"; echo "# sched-base-slice ns=2800000"; cat "$tmp/tiera"; } >"$tmp/tieraS"
+"$top/scripts/guest/guests-table.sh" "$tmp/tieraS" >"$tmp/tableS" 2>&1
+check "tier A: the table says what L1's scheduler ran with, and nothing without the record" \
+	sh -c "grep -qx 'L1 scheduler: features NO_PICK_BUDDY; base slice 2.80 ms' '$tmp/tableS' &&
+	       ! grep -q 'L1 scheduler' '$tmp/tableA'"
 check "tier A: the table says what kvm-pvple ran with, and says nothing without the record" \
 	sh -c "grep -qx 'kvm-pvple loaded with mode=auto slice_ext_us=1000 slice_step_us=0' '$tmp/tableP' &&
 	       ! grep -q 'kvm-pvple loaded with' '$tmp/tableA'"
