@@ -224,27 +224,33 @@ function l1_summary(    j, k, tt, sum, n, names, fa, fb) {
 # windows, and B/A per unit of the workload'"'"'s progress (the mean of the
 # kernel'"'"'s window rates): what a kernel that does more work per CPU second
 # than the other does with fewer exits of which kind.
-function kvm_summary(    i, j, p, g, arm, key, n, names, t, r, nr, fa, fb) {
+function kvm_summary(    i, j, p, g, arm, key, n, names, t, r, nr, fa, fb, tpg, ks, ksn, ok) {
 	n = split("exits irq_exits irq_window_exits insn_emulation io_exits halt_exits halt_wakeup hypercalls preemption_reported preemption_other req_event directed_yield_attempted", names, " ")
+	# Only the guests of placements with both snapshots count: their
+	# windows'"'"' time, their rates and their statistics alike.
+	for (p = 1; p <= nplace; p++)
+		for (g = 0; g < 2; g++)
+			ok[p, g] = ((p, g, "settled", "exits") in tkv) && ((p, g, "end", "exits") in tkv)
 	for (i = 1; i <= nwin; i++) {
-		arm = ((wgst[i] == "a") == !pswap[wpl[i]]) ? "A" : "B"
+		g = wgst[i] == "b"
+		if (!ok[wpl[i], g])
+			continue
+		arm = ((g == 0) == !pswap[wpl[i]]) ? "A" : "B"
 		t[arm] += wendof(i) - wt[i]
 		if (rate[i] > 0) { r[arm] += rate[i]; nr[arm]++ }
 	}
-	if (!(t["A"] > 0 && t["B"] > 0 && nr["A"] && nr["B"]))
-		return
-	r["A"] /= nr["A"]; r["B"] /= nr["B"]
 	for (p = 1; p <= nplace; p++)
 		for (g = 0; g < 2; g++) {
-			arm = ((g == 0) == !pswap[p]) ? "A" : "B"
-			if (!((p, g, "settled", "exits") in tkv) || !((p, g, "end", "exits") in tkv))
+			if (!ok[p, g])
 				continue
+			arm = ((g == 0) == !pswap[p]) ? "A" : "B"
 			for (j = 1; j <= n; j++)
 				ks[arm, names[j]] += tkv[p, g, "end", names[j]] - tkv[p, g, "settled", names[j]]
 			ksn[arm]++
 		}
-	if (!ksn["A"] || !ksn["B"])
+	if (!(t["A"] > 0 && t["B"] > 0 && nr["A"] && nr["B"] && ksn["A"] && ksn["B"]))
 		return
+	r["A"] /= nr["A"]; r["B"] /= nr["B"]
 	printf "KVM per second of each kernel'"'"'s own windows (its VM'"'"'s statistics, %d / %d placements), A / B, and B/A per unit of work (rates %.0f / %.0f):\n",
 	       ksn["A"], ksn["B"], r["A"], r["B"]
 	for (j = 1; j <= n; j++) {
@@ -410,7 +416,7 @@ function fair_k(m, h,    f) {
 	if (!tierk || bmode != "under" || !(C && V && U))
 		return
 	f = log((U < C ? U : C) * (V + H) / (C * V)) - m
-	printf "  the anchor at %s of the fair-share limit (under x %d*%d/(%d+%d)/%d), so %s is the most any fix can gain here\n",
+	printf "  the anchor at %s of the fair-share limit (under x %d*%d/(%d+%d)/%d): the limit is %s the anchor\n",
 	       gb_fmt(f, h), C, V, V, H, (U < C ? U : C), gb_fmt(-f, h)
 }
 # halfw(H): a CI half-width H in ln as a percentage of the ratio, "-"
@@ -893,7 +899,9 @@ END {
 			for (p = 1; p <= nplace; p++)
 				if (hn[p]) { pmm[++np2] = hm[p]; ps[np2] = pswap[p] ? -1 : 1 }
 			kfit(pmm, ps, np2)
-			if (np2)
+			if (bmode == "under")
+				print "tier K co-runner beside B over beside A: none (stopped in B'"'"'s windows)"
+			else if (np2)
 				printf "tier K co-runner beside B over beside A: %s, %d placements of %d groups, %d above 1\n",
 				       gb_fmt(kf_m, kf_h), np2, kh, kf_pos
 			else

@@ -116,7 +116,8 @@
 #   under for the fair-share limit)  GB_TK_FIRST (a: the guest
 #   whose QEMU starts first)  GB_TK_PLACES (1)  GB_TK_SWAP (1 when the
 #   placements come in fours: the kernels swap guests in placements 3
-#   and 4 of each four), and tier A's GB_WIN,
+#   and 4 of each four; 0 with GB_TK_B=under, which also makes
+#   GB_TA_GROUPS 1), and tier A's GB_WIN,
 #   GB_TA_GROUPS, GB_TA_SETTLE, GB_TA_GUARD, GB_TA_WRITERS, GB_TA_WL,
 #   GB_TA_CLIENTS, GB_TA_HB_*
 #   (the emulated host runs 50-100 times slower than hardware)
@@ -236,14 +237,17 @@ esac
 # four (1, the default when the placements come in fours): guest B's
 # place was behind guest A's in 6 of 8 placements of one A/A boot,
 # whichever started first (2026-12-03).
-# GB_TK_B=under: no swap unless asked.  Swapped, the reference is guest
-# a, whose windows are the first and the last of a group, two windows
-# apart: in both such placements of the first run (2026-12-05,
+# GB_TK_B=under: no swap unless asked, and one group a placement unless
+# GB_TA_GROUPS says otherwise.  Swapped, the reference is guest a, whose
+# windows are the first and the last of a group, two windows apart: in
+# all four such placements of the first run (2026-12-05,
 # guests-20261205-052913) the reference printed nothing after that stop,
 # its console silent in its second window while it used both CPUs, and
-# the group had no rate.  Unswapped it runs its two windows back to back
-# (with GB_TA_GROUPS=1), and its place offset, a few per cent in tier K's
+# the group had no rate.  Unswapped and with one group it runs its two
+# windows back to back (more groups stop it for two windows between
+# them, the same stop), and its place offset, a few per cent in tier K's
 # A/A boots, is small beside an under/anchor ratio of about two.
+[ "$tk_b" != under ] || ta_groups=${GB_TA_GROUPS:-1}
 tk_swap_dfl=0
 [ $((tk_places % 4)) != 0 ] || [ "$tk_b" = under ] || tk_swap_dfl=1
 tk_swap=${GB_TK_SWAP:-$tk_swap_dfl}
@@ -953,14 +957,14 @@ tk_place() {
 	if [ "$prc" = 0 ]; then
 		ta_clocks a /tmp/gb-tierk-a.log b /tmp/gb-tierk-b.log
 		# The counters (ta-cnt) are those of GB_TK_B's kernel, which
-		# is kvm-pvple's.
+		# is kvm-pvple's (all zero for GB_TK_B=stock or under).
 		qpid=$qpid_b
 		[ "$3" = 0 ] || qpid=$qpid_a
 		tk_mem "settled$pl"
 		tk_kvm "settled$pl"
 		ta_windows tk_run a b "a b"
-		tk_mem "end$pl"
 		tk_kvm "end$pl"
+		tk_mem "end$pl"
 	fi
 	kill -CONT "$qpid_a" "$qpid_b" "$corunner" 2>/dev/null
 	ran=$prc
@@ -1083,7 +1087,7 @@ echo "# gb-setup tier=$tier cpus=$ncpus vcpus=$vcpus hogs=$hogs under=$under" \
 # way 6.12's EEVDF honours a directed yield's buddy).  Each is read back.
 for f in $(echo "${GB_SCHED_FEAT:-}" | tr , ' '); do
 	sf=/sys/kernel/debug/sched/features
-	[ -d /sys/kernel/debug/sched ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+	[ -n "$dry" ] || [ -d /sys/kernel/debug/sched ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
 	do_ sh -c "echo $f >$sf"
 	if [ -z "$dry" ] && ! tr ' ' '\n' <"$sf" | grep -qx "$f"; then
 		echo "Bail out! scheduler feature $f not set"
@@ -1097,8 +1101,10 @@ done
 # ilog2(min(CPUs, 8))) by default, get_update_sysctl_factor(): 1.4 ms on
 # L1's two CPUs), read back; the value the run had is noted either way.
 sbs=/sys/kernel/debug/sched/base_slice_ns
+sbs_was=
 if [ -n "${GB_SCHED_SLICE_NS:-}" ]; then
-	[ -d /sys/kernel/debug/sched ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+	[ -n "$dry" ] || [ -d /sys/kernel/debug/sched ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+	[ -n "$dry" ] || sbs_was=$(cat $sbs)
 	do_ sh -c "echo $GB_SCHED_SLICE_NS >$sbs"
 	if [ -z "$dry" ] && [ "$(cat $sbs)" != "$GB_SCHED_SLICE_NS" ]; then
 		echo "Bail out! base slice $GB_SCHED_SLICE_NS not set"
@@ -1146,6 +1152,8 @@ if [ -z "$dry" ]; then
 	kill "$corunner"
 	wait "$corunner" 2>/dev/null
 	keeper_stop
+	# The base slice back as it was (make bench-host runs on a real host).
+	[ -z "$sbs_was" ] || echo "$sbs_was" >$sbs
 fi
 module on
 [ "$tap_failed" = 0 ]
