@@ -90,6 +90,8 @@ bench_guests_one() {
 	# The plan's defaults: 40 groups of 4 s, hackbench 20 of 12 s.
 	local groups=40 win=4
 	[ "${GB_TA_WL:-}" != hackbench ] || groups=20 win=12
+	# Tier K's undercommitted reference: one group a placement.
+	[ "${GB_TIER:-B}" != K ] || [ "${GB_TK_B:-}" != under ] || groups=1
 	groups=${GB_TA_GROUPS:-$groups} win=${GB_WIN:-$win}
 	if [ "${GB_TIER:-B}" = A ]; then
 		log "Linux-guest benchmark, tier A, ${GB_TA_WL:-locktorture}: $groups ABBA groups of" \
