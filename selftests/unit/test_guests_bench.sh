@@ -328,6 +328,9 @@ GB_DRY=1 GB_TIER=K GB_TK_B=under GB_CPUS=0,1 sh "$l1" >"$tmp/planKU1" 2>&1
 check "tier K, GB_TK_B=under: one group a placement unless GB_TA_GROUPS says otherwise" \
 	sh -c "grep -q '^# ta-setup win=4 guard=1 groups=1 ' '$tmp/planKU1' &&
 	       grep -q '^# ta-setup win=4 guard=1 groups=2 ' '$tmp/planK'"
+check "GB_TK_B=under with hackbench's 12 s windows: bail out, no guest" \
+	sh -c "! GB_DRY=1 GB_TIER=K GB_TK_B=under GB_TA_WL=hackbench GB_CPUS=0,1 sh '$l1' >'$tmp/planKUH' 2>&1 &&
+	       grep -q '^Bail out! GB_TK_B=under with 12 s windows' '$tmp/planKUH' && ! grep -q qemu-system '$tmp/planKUH'"
 check "GB_TK_A=under: bail out, no guest" \
 	sh -c "! GB_DRY=1 GB_TIER=K GB_TK_A=under GB_CPUS=0,1 sh '$l1' >'$tmp/planKAU' 2>&1 &&
 	       grep -q '^Bail out! GB_TK_A=under' '$tmp/planKAU' && ! grep -q qemu-system '$tmp/planKAU'"
