@@ -945,13 +945,10 @@ tk_place() {
 	for g in $tk_order; do
 		eval "k=\$kern_$g"
 		log=/tmp/gb-tierk-$g.log
-		if [ "$k" = under ]; then
-			ta_guest "$log" bzImage-stock "lock-$g" "$under"
-			pin "lock guest $g ($k)" "$qpid" "$under"
-		else
-			ta_guest "$log" "bzImage-$k" "lock-$g"
-			pin "lock guest $g ($k)" "$qpid" "$vcpus"
-		fi
+		img=bzImage-$k n=$vcpus
+		[ "$k" != under ] || img=bzImage-stock n=$under
+		ta_guest "$log" "$img" "lock-$g" "$n"
+		pin "lock guest $g ($k)" "$qpid" "$n"
 		eval "qpid_$g=\$qpid"
 	done
 	if [ -n "$dry" ]; then
