@@ -101,7 +101,9 @@ long pvple_register(struct kvm_vcpu *vcpu, gpa_t gpa, unsigned long version)
 
 /*
  * Forgets @vcpu's area; returns whether it had one, and its VM in *@vmp.
- * The VM lives on: the vCPU is in an exit, or under its mutex.
+ * The VM lives on: the vCPU is in an exit, or under its mutex.  A grant
+ * of the slice extension ends with it, its request given back
+ * (pvple_slice_stop()): the count it was granted on is no longer read.
  */
 static bool pvple_forget(struct kvm_vcpu *vcpu, struct pvple_vm **vmp)
 {
@@ -113,6 +115,7 @@ static bool pvple_forget(struct kvm_vcpu *vcpu, struct pvple_vm **vmp)
 	if (!pv || !READ_ONCE(pv->registered))
 		return false;
 	WRITE_ONCE(pv->registered, false);
+	pvple_slice_stop(vm, pv);
 	return true;
 }
 

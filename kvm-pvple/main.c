@@ -24,7 +24,10 @@ static_assert(PVPLE_TARGET_SLEEPING + 1 == PVPLE_NR_TARGETS);
 static_assert(PVPLE_ACT_PARK + 1 == PVPLE_NR_ACTIONS);
 static_assert(PVPLE_L3_NO_SLOT + 1 == PVPLE_NR_L3_RESULTS);
 static_assert(PVPLE_L3_ON + 1 == PVPLE_NR_L3_MODES);
-static_assert(PVPLE_SLICE_DONE + 1 == PVPLE_NR_SLICES);
+static_assert(PVPLE_SLICE_REFUSED + 1 == PVPLE_NR_SLICES);
+/* slice.c counts a refusal at PVPLE_STAT_SLICE_REFUSED_MODEL + gate - 1. */
+static_assert(PVPLE_STAT_SLICE_REFUSED_REGRANT - PVPLE_STAT_SLICE_REFUSED_MODEL ==
+	      PVPLE_GATE_REGRANT - PVPLE_GATE_MODEL);
 
 /* A parameter that takes one of a few names and holds its index. */
 struct pvple_enum_param {
@@ -186,6 +189,18 @@ MODULE_PARM_DESC(l3_cache, "off | auto (default) | on: CPUID describes an L3 sha
 static int __init pvple_init(void)
 {
 	int ret;
+
+	/*
+	 * Not on PREEMPT_RT: the ftrace callbacks allocate with GFP_ATOMIC
+	 * (pvple_vm_created()) and take a spinlock_t with preemption off
+	 * (pvple_vm_lock), both sleeping there; and a grant delays requests
+	 * that RT kernels make for RT tasks.  dkms.conf does not build it
+	 * for such kernels either.
+	 */
+	if (IS_ENABLED(CONFIG_PREEMPT_RT)) {
+		pr_err("not for PREEMPT_RT kernels\n");
+		return -EOPNOTSUPP;
+	}
 
 	ret = pvple_vm_init();
 	if (ret)

@@ -168,7 +168,7 @@ void pvple_vcpu_loaded(struct kvm_vcpu *vcpu)
 		pv = pvple_vcpu_find(vm, vcpu);
 		if (pv) {
 			pvple_vcpu_ran(pv);
-			pvple_slice_left(vm, pv);
+			pvple_slice_left(vm, pv, sched_in);
 		}
 		pvple_count(vm, sched_in ? PVPLE_STAT_SCHED_IN :
 			    PVPLE_STAT_VCPU_LOAD);

@@ -445,11 +445,14 @@ void pvple_slice_rec(struct pvple_slice_in *in, enum pvple_rec r, __u64 wait)
  * releases it, which is what all of them wait for.  A head holds the
  * pending bit for at most SPIN_THRESHOLD turns of its loop before it
  * clears it and halts, and a grant ends at the bound all the same.
+ * Where a grant is not safe (@gate, pvple_slice_gate()) none is given,
+ * and a running one ends at its next step.
  *
  * Return: PVPLE_SLICE_DONE if a grant runs and the guest ended its
  * section; else what to do, PVPLE_SLICE_GRANT only if the guest is in a
- * critical section, the extension is on, no grant is running and the
- * vCPU waits for no lock, or only as the head of its queue;
+ * critical section, the extension is on, no gate refuses, no grant is
+ * running and the vCPU waits for no lock, or only as the head of its
+ * queue; PVPLE_SLICE_REFUSED where only a gate refuses;
  * PVPLE_SLICE_STEP on the same conditions at a step of a running grant.
  */
 enum pvple_slice pvple_slice_decide(const struct pvple_slice_in *in)
@@ -466,6 +469,8 @@ enum pvple_slice pvple_slice_decide(const struct pvple_slice_in *in)
 		d = PVPLE_SLICE_NONE;
 	else if (!in->on)
 		d = PVPLE_SLICE_OFF;
+	else if (in->gate != PVPLE_GATE_OPEN)
+		d = PVPLE_SLICE_REFUSED;
 	else if (in->waiting && !in->head)
 		d = PVPLE_SLICE_WAITING;
 	else
@@ -474,4 +479,43 @@ enum pvple_slice pvple_slice_decide(const struct pvple_slice_in *in)
 	if (in->granted)
 		return d == PVPLE_SLICE_GRANT ? PVPLE_SLICE_STEP : PVPLE_SLICE_END;
 	return d;
+}
+
+/**
+ * pvple_slice_gate() - May a reschedule request be extended here at all?
+ * @e: what the host knows of itself, the vCPU and the request.
+ *
+ * A grant delays everything the request was for, so it is refused where
+ * that delay is not the one bounded delay of a fair task (design.rst,
+ * "What a grant may delay"):
+ *  - a preemption model other than none or voluntary (PREEMPT_DYNAMIC
+ *    can change it at run time, so asked per request): under full the
+ *    request is honoured at the preempt_enable() after the VM exit,
+ *    before the hook, and a grant could only come from a lazy path that
+ *    full does not have; under RT the module does not load;
+ *  - a vCPU thread with an RT or deadline policy (or boosted to one):
+ *    its requests come from RT and deadline tasks, whose latency is the
+ *    point of their class;
+ *  - a vCPU running a nested guest: the count is L1's, non-zero for as
+ *    long as L2 runs, so every request would be extended and the guest's
+ *    end of section never comes;
+ *  - hrtimers coarser than the bound: the timer could not end the grant
+ *    in time;
+ *  - a request a grant gave back (@owed): extended once already.
+ *
+ * Return: PVPLE_GATE_OPEN, or the first reason in the order above.
+ */
+enum pvple_slice_gate pvple_slice_gate(const struct pvple_slice_env *e)
+{
+	if (!e->model_ok)
+		return PVPLE_GATE_MODEL;
+	if (e->rt_task)
+		return PVPLE_GATE_RT_TASK;
+	if (e->nested)
+		return PVPLE_GATE_NESTED;
+	if (e->resolution_ns > e->bound_ns)
+		return PVPLE_GATE_TIMER;
+	if (e->owed)
+		return PVPLE_GATE_REGRANT;
+	return PVPLE_GATE_OPEN;
 }

@@ -242,7 +242,32 @@ enum pvple_slice {
 	PVPLE_SLICE_FAULT,	/* the count cannot be read */
 	PVPLE_SLICE_STEP,	/* a grant's step: still in one, keep going */
 	PVPLE_SLICE_DONE,	/* the guest ended the granted section */
+	PVPLE_SLICE_REFUSED,	/* in one, but a gate refuses: @gate says */
 	PVPLE_NR_SLICES
+};
+
+/*
+ * Where a grant is not safe, whatever the guest says (slice.c,
+ * pvple_slice_gate()): the reason a request inside a section was refused.
+ */
+enum pvple_slice_gate {
+	PVPLE_GATE_OPEN,	/* nothing refuses */
+	PVPLE_GATE_MODEL,	/* the host's preemption model is not */
+				/* none or voluntary */
+	PVPLE_GATE_RT_TASK,	/* the vCPU thread is RT or deadline */
+	PVPLE_GATE_NESTED,	/* the vCPU runs a nested guest */
+	PVPLE_GATE_TIMER,	/* hrtimers coarser than the bound */
+	PVPLE_GATE_REGRANT,	/* this request was extended once already */
+	PVPLE_NR_GATES
+};
+
+struct pvple_slice_env {
+	bool model_ok;		/* preempt_model_none() or _voluntary() */
+	bool rt_task;		/* rt_or_dl_task(current) */
+	bool nested;		/* is_guest_mode(vcpu) */
+	bool owed;		/* the request was given back by a grant */
+	__u64 resolution_ns;	/* hrtimer_resolution */
+	__u64 bound_ns;		/* the grant's bound */
 };
 
 struct pvple_slice_in {
@@ -255,10 +280,12 @@ struct pvple_slice_in {
 	__u32 count;		/* the guest's preemption count */
 	bool waiting;		/* its record says it waits for a lock */
 	bool head;		/* ... as the head of its queue */
+	enum pvple_slice_gate gate;	/* pvple_slice_gate() */
 };
 
 void pvple_slice_rec(struct pvple_slice_in *in, enum pvple_rec r, __u64 wait);
 enum pvple_slice pvple_slice_decide(const struct pvple_slice_in *in);
+enum pvple_slice_gate pvple_slice_gate(const struct pvple_slice_env *e);
 bool pvple_slice_in_cs(const struct pvple_slice_in *in);
 
 #endif /* _KVM_PVPLE_POLICY_H */

@@ -97,6 +97,13 @@ enum pvple_stat {
 	PVPLE_STAT_SLICE_DONE,
 	PVPLE_STAT_SLICE_DONE_IDLE,
 	PVPLE_STAT_SLICE_NS,
+	PVPLE_STAT_SLICE_GIVEN_BACK,
+	/* requests in a section a gate refused, in enum pvple_slice_gate order */
+	PVPLE_STAT_SLICE_REFUSED_MODEL,
+	PVPLE_STAT_SLICE_REFUSED_RT_TASK,
+	PVPLE_STAT_SLICE_REFUSED_NESTED,
+	PVPLE_STAT_SLICE_REFUSED_TIMER,
+	PVPLE_STAT_SLICE_REFUSED_REGRANT,
 	/* registrations refused or odd, by reason */
 	PVPLE_STAT_REG_OK,
 	PVPLE_STAT_REG_REPLACED,
@@ -135,10 +142,11 @@ struct pvple_stats {
  * of the VM that walk a chain through this one (abi.c: release/acquire).
  * @parked_on and @runs are written under the vCPU's mutex (its KVM_RUN,
  * or an ioctl's vcpu_load()); other vCPUs of the VM read those two and
- * queue on @waiters (park.c).  @preempt_*, @slice_granted,
- * @slice_flag and @slice_*_ns are the own task's too; @slice_task is read
- * by @slice_timer's callback (vcpu.c, on the CPU it was armed on), which
- * writes @slice_fired for the task on that CPU; @named_runs is written by
+ * queue on @waiters (park.c).  @preempt_*, @slice_granted, @slice_owed,
+ * @slice_flag, @slice_switches and @slice_*_ns are the own task's too;
+ * @slice_task and @slice_cpu are read by @slice_timer's callback (on the
+ * CPU it was armed on), which writes @slice_fired for the task on that
+ * CPU, and by pvple_slice_stop() (slice.c); @named_runs is written by
  * the other vCPUs of the VM, a hint without ordering (slice.c).
  */
 struct pvple_vcpu {
@@ -164,6 +172,9 @@ struct pvple_vcpu {
 	bool slice_granted;		/* since the last reschedule request */
 	bool slice_fired;		/* the timer raised the request */
 	bool slice_flag;		/* the area's @slice set by us */
+	bool slice_owed;		/* a request given back: no grant */
+	int slice_cpu;			/* the grant's CPU and its timer's */
+	unsigned long slice_switches;	/* the task's switches at the grant */
 	u64 slice_start_ns, slice_bound_ns;
 	u64 slice_done_ns;		/* when the guest ended it, or 0 */
 };
@@ -418,7 +429,7 @@ void pvple_loaded_forget(struct pvple_vm *vm);
 struct pvple_vcpu *pvple_vcpu_get(struct pvple_vm *vm, struct kvm_vcpu *vcpu);
 struct kvm_vcpu *pvple_vcpu_by_id(struct pvple_vm *vm, struct kvm *kvm, u32 id);
 void pvple_vcpus_get(struct pvple_vm *vm, struct kvm *kvm);
-void pvple_vcpu_free(struct pvple_vcpu *pv);
+void pvple_vcpu_free(struct pvple_vm *vm, struct pvple_vcpu *pv);
 
 /* debugfs.c */
 void pvple_debugfs_init(bool cpuid_hooked);
@@ -479,7 +490,10 @@ bool pvple_event(struct kvm_vcpu *me, bool irq_on);
 void pvple_park_shutdown(void);
 
 /* slice.c */
-void pvple_slice_left(struct pvple_vm *vm, struct pvple_vcpu *pv);
+void pvple_slice_left(struct pvple_vm *vm, struct pvple_vcpu *pv,
+		      bool sched_in);
+void pvple_slice_stop(struct pvple_vm *vm, struct pvple_vcpu *pv);
+void pvple_slice_init(struct pvple_vcpu *pv);
 void pvple_slice_resched(struct kvm_vcpu *vcpu);
 long pvple_slice_done(struct kvm_vcpu *vcpu);
 void pvple_slice_named(struct pvple_vcpu *tpv, enum pvple_target state);

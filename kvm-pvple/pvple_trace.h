@@ -72,6 +72,7 @@ TRACE_DEFINE_ENUM(PVPLE_SLICE_WAITING);
 TRACE_DEFINE_ENUM(PVPLE_SLICE_FAULT);
 TRACE_DEFINE_ENUM(PVPLE_SLICE_STEP);
 TRACE_DEFINE_ENUM(PVPLE_SLICE_DONE);
+TRACE_DEFINE_ENUM(PVPLE_SLICE_REFUSED);
 
 #define pvple_show_rec(v)						\
 	__print_symbolic(v, { PVPLE_REC_OK, "ok" },			\
@@ -132,7 +133,8 @@ TRACE_DEFINE_ENUM(PVPLE_SLICE_DONE);
 			 { PVPLE_SLICE_WAITING, "waiting" },		\
 			 { PVPLE_SLICE_FAULT, "fault" },		\
 			 { PVPLE_SLICE_STEP, "step" },			\
-			 { PVPLE_SLICE_DONE, "done" })
+			 { PVPLE_SLICE_DONE, "done" },			\
+			 { PVPLE_SLICE_REFUSED, "refused" })
 
 /*
  * @target_id: the vCPU the spinner's record names; @len vCPUs were looked

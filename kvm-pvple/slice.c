@@ -56,6 +56,21 @@
  * released, rather than at the bound, perhaps inside its next section.
  * The call only brings a reschedule forward.
  *
+ * Given back.  A grant holds one reschedule request: it cleared it, and
+ * the timer sets it again.  A grant that ends otherwise must set it again
+ * itself unless the task was switched out since the grant (which served
+ * it): a vCPU that went out to the VMM (a PIO or MMIO exit, a signal,
+ * immediate_exit) with its grant running comes back through vcpu_load(),
+ * and a request that is not set again there is lost -- update_curr()
+ * raises the next one only at the next deadline, and an RT, deadline or
+ * stopper task woken meanwhile gets none (wakeup_preempt() asked once).
+ * So every end that is not the hook's answer to a request
+ * (pvple_slice_left(), pvple_slice_stop()) sets it again, and marks it
+ * (@slice_owed): the hook refuses to extend it a second time
+ * (PVPLE_GATE_REGRANT).  Whether the task was switched out is its
+ * context-switch count: __schedule() adds to nvcsw or nivcsw only when it
+ * switches to another task, never when it picks the same one.
+ *
  * Ordering.  @slice_task and @slice_granted are the vCPU's own task's:
  * written there, with preemption off around the grant so that the timer
  * is armed on the CPU whose flags were cleared.  The timer callback runs
@@ -73,62 +88,193 @@
  * order orders them; READ_ONCE() and
  * WRITE_ONCE() keep the compiler from tearing or caching the flag across
  * the interrupt.  A @slice_fired left over from an ended grant is cleared
- * by the next grant before its timer is armed.
+ * by the next grant before its timer is armed.  The two halves of a
+ * request, TIF_NEED_RESCHED and its folded copy in the preemption count,
+ * are cleared and set with interrupts off on this CPU, as upstream's
+ * rseq_grant_slice_extension() clears them: a wake-up in an interrupt
+ * between the two would otherwise leave the flag set and its copy clear.
+ * A request from another CPU that lands between the hook's
+ * tif_need_resched() and the clear is cleared with the one the grant
+ * holds, and comes back with it (the timer, or a give-back): delayed to
+ * the bound, as upstream's is, never lost.  pvple_slice_stop() ends a
+ * grant from a task that is not the grantee: it compares @slice_task with
+ * the current task of @slice_cpu in an IPI there (never dereferencing
+ * it), after hrtimer_cancel() has made sure the callback will not run.
  */
 #include <linux/hrtimer.h>
 #include <linux/sched.h>
+#include <linux/sched/rt.h>
+#include <linux/smp.h>
 
 #include "pvple.h"
 #include "pvple_trace.h"
 
 /*
- * The grant is over: how it ended, and for how long it ran (for a vCPU
- * that left its CPU, no longer than its bound: the rest was off the CPU).
+ * Ask the current task to reschedule, both halves of the request, as
+ * resched_curr() does for the task running on this CPU.  Interrupts off.
+ */
+static void pvple_slice_raise(void)
+{
+	lockdep_assert_irqs_disabled();
+	set_tsk_need_resched(current);
+	set_preempt_need_resched();
+}
+
+/*
+ * The grant's timer: the bound (or a step) is reached.  Asks the granted
+ * task to reschedule, if that task still runs here (hard interrupt
+ * context, on the CPU the timer was armed on; the pointer is compared,
+ * never dereferenced).
+ */
+static enum hrtimer_restart pvple_slice_expired(struct hrtimer *t)
+{
+	struct pvple_vcpu *pv = container_of(t, struct pvple_vcpu, slice_timer);
+
+	if (READ_ONCE(pv->slice_task) == current) {
+		/* A step or the bound: the hook tells them apart. */
+		WRITE_ONCE(pv->slice_fired, true);
+		pvple_slice_raise();
+	}
+	return HRTIMER_NORESTART;
+}
+
+/**
+ * pvple_slice_init() - Set up a vCPU's slice-extension timer.
+ * @pv: the vCPU's state, being allocated.
+ */
+void pvple_slice_init(struct pvple_vcpu *pv)
+{
+	hrtimer_init(&pv->slice_timer, CLOCK_MONOTONIC,
+		     HRTIMER_MODE_REL_PINNED_HARD);
+	pv->slice_timer.function = pvple_slice_expired;
+}
+
+/*
+ * The grant is over: how it ended, and for how long it ran (to the
+ * guest's call if it ended it, else to now).
  * hrtimer_cancel(), not the try_ variant: a callback still running on the
  * CPU this vCPU left would keep the timer on that CPU for the next grant
  * (switch_hrtimer_base() does not move a running timer), where it would
  * find another task current and raise nothing.  It waits only for the
- * callback's few instructions.  Preemption is off.
+ * callback's few instructions.
+ *
+ * Return: whether the grant still held its request: its timer had not
+ * fired, and the guest had not ended it (pvple_slice_done() raises it).
  */
-static void pvple_slice_end(struct pvple_vm *vm, struct pvple_vcpu *pv,
+static bool pvple_slice_end(struct pvple_vm *vm, struct pvple_vcpu *pv,
 			    enum pvple_stat how)
 {
 	bool pending = hrtimer_cancel(&pv->slice_timer);
 	u64 ns = (pv->slice_done_ns ?: ktime_get_ns()) - pv->slice_start_ns;
+	bool held = pending && !pv->slice_done_ns;
 
 	WRITE_ONCE(pv->slice_task, NULL);
 	pv->slice_granted = false;
 	pv->slice_done_ns = 0;
-	if (how == PVPLE_STAT_SLICE_LEFT)
-		ns = min(ns, pv->slice_bound_ns);
 	pvple_count(vm, pending && how == PVPLE_STAT_SLICE_EXPIRED ?
 		    PVPLE_STAT_SLICE_CUT : how);
 	pvple_count_n(vm, PVPLE_STAT_SLICE_NS, ns);
+	return held;
+}
+
+/*
+ * Give the current task back the request its grant held, marked so that
+ * the hook does not extend it again.  Any CPU: the flag is the task's,
+ * and its folded copy is set on the CPU that runs it, interrupts off.
+ */
+static void pvple_slice_give_back(struct pvple_vm *vm, struct pvple_vcpu *pv)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	pvple_slice_raise();
+	local_irq_restore(flags);
+	pv->slice_owed = true;
+	pvple_count(vm, PVPLE_STAT_SLICE_GIVEN_BACK);
+}
+
+/* In an IPI on the grant's CPU: its task, if it still runs there. */
+static void pvple_slice_give_back_here(void *task)
+{
+	if (current == task)
+		pvple_slice_raise();
 }
 
 /**
  * pvple_slice_left() - A vCPU is loaded again: a grant it had is over.
  * @vm: its VM's state.
  * @pv: its state.
+ * @sched_in: the load is KVM's sched-in notifier: the task was switched.
  *
- * The vCPU left its CPU while granted, before the hook saw a request:
- * it blocked, went out to user space, or met a reschedule point in an
- * exit handler.  A grant the guest had ended (pvple_slice_done()) ends
- * as done: the request its call raised was honoured at such a point.
+ * The vCPU left its CPU, or its guest, while granted, before the hook
+ * saw a request: it blocked, went out to user space (a PIO or MMIO exit
+ * to the VMM, a signal), or met a reschedule point in an exit handler.
+ * A grant the guest had ended (pvple_slice_done()) ends as done: the
+ * request its call raised was honoured at such a point.
  * Under PREEMPT_DYNAMIC voluntary, might_sleep() is one (might_resched(),
  * include/linux/kernel.h), and every guest page walk passes it
  * (walk_addr_generic(), arch/x86/kvm/mmu/paging_tmpl.h) -- among them
  * the instruction fetch with which SVM skips the VMMCALL on a CPU
  * without NRIPS (__svm_skip_emulated_instruction()), as on the emulated
- * test host, where every such call ends so.
+ * test host, where every such call ends so.  If the task was not
+ * switched out since the grant (its context-switch count), the request
+ * the grant held is given back.  A load by another task (a VMM's ioctl
+ * from another thread) leaves the grant to its own task and its timer;
+ * the hook of that other task ends it (pvple_slice_stop()).  A switch
+ * serves a request given back before: @slice_owed ends with it.
  *
  * Context: the vCPU's own task, preemption off (the load hook).
  */
-void pvple_slice_left(struct pvple_vm *vm, struct pvple_vcpu *pv)
+void pvple_slice_left(struct pvple_vm *vm, struct pvple_vcpu *pv,
+		      bool sched_in)
 {
-	if (pv->slice_granted)
-		pvple_slice_end(vm, pv, pv->slice_done_ns ? PVPLE_STAT_SLICE_DONE :
-				PVPLE_STAT_SLICE_LEFT);
+	unsigned long switches;
+
+	if (sched_in && pv->slice_owed)
+		pv->slice_owed = false;
+	if (!pv->slice_granted || READ_ONCE(pv->slice_task) != current)
+		return;
+	switches = current->nvcsw + current->nivcsw;
+	if (pvple_slice_end(vm, pv, pv->slice_done_ns ? PVPLE_STAT_SLICE_DONE :
+			    PVPLE_STAT_SLICE_LEFT) &&
+	    switches == pv->slice_switches)
+		pvple_slice_give_back(vm, pv);
+}
+
+/**
+ * pvple_slice_stop() - End a vCPU's grant from anywhere, giving back its
+ *	request.
+ * @vm: its VM's state.
+ * @pv: its state.
+ *
+ * For the ends that are not the grant's own task on its way through the
+ * hook or a load: the area forgotten (unregistration, INIT, a new
+ * registration), the vCPU's state freed (VM teardown, module unload), a
+ * grant found by another task running the vCPU.  In the grantee itself
+ * the request is set again here; in another task, in an IPI to the CPU
+ * the grant was made on, if the grantee still runs there (else it was
+ * switched out, which served it).
+ *
+ * Context: process context, interrupts on (smp_call_function_single()
+ * waits); no lock of the vCPU's state is needed: only the vCPU's own
+ * task and its timer touch a grant, and the callers hold off the first
+ * (the vCPU's mutex, or no vCPU task left in the module).
+ */
+void pvple_slice_stop(struct pvple_vm *vm, struct pvple_vcpu *pv)
+{
+	struct task_struct *t = READ_ONCE(pv->slice_task);
+	int cpu = pv->slice_cpu;
+
+	if (!pv->slice_granted ||
+	    !pvple_slice_end(vm, pv, PVPLE_STAT_SLICE_LEFT))
+		return;
+	if (t == current) {
+		pvple_slice_give_back(vm, pv);
+		return;
+	}
+	/* -ENXIO: that CPU went offline, which moved the task: served. */
+	if (!smp_call_function_single(cpu, pvple_slice_give_back_here, t, 1))
+		pvple_count(vm, PVPLE_STAT_SLICE_GIVEN_BACK);
 }
 
 /*
@@ -145,17 +291,32 @@ static void pvple_slice_arm(struct pvple_vcpu *pv, u64 left_ns)
 	hrtimer_start(&pv->slice_timer, left_ns, HRTIMER_MODE_REL_PINNED_HARD);
 }
 
-/* Grant: the reschedule waits for the timer.  Preemption is off. */
-static void pvple_slice_grant(struct pvple_vm *vm, struct pvple_vcpu *pv,
-			      unsigned int us)
+/*
+ * Take the request away from the current task, both halves, interrupts
+ * off (see "Ordering" above).
+ */
+static void pvple_slice_hold(void)
 {
+	unsigned long flags;
+
+	local_irq_save(flags);
 	clear_tsk_need_resched(current);
 	clear_preempt_need_resched();
+	local_irq_restore(flags);
+}
+
+/* Grant: the reschedule waits for the timer.  Preemption is off. */
+static void pvple_slice_grant(struct pvple_vm *vm, struct pvple_vcpu *pv,
+			      u64 bound_ns)
+{
+	pvple_slice_hold();
 	WRITE_ONCE(pv->slice_task, current);
+	pv->slice_cpu = smp_processor_id();
+	pv->slice_switches = current->nvcsw + current->nivcsw;
 	pv->slice_granted = true;
 	pv->slice_done_ns = 0;
 	pv->slice_start_ns = ktime_get_ns();
-	pv->slice_bound_ns = us * NSEC_PER_USEC;
+	pv->slice_bound_ns = bound_ns;
 	pvple_slice_arm(pv, pv->slice_bound_ns);
 	pvple_count(vm, PVPLE_STAT_SLICE_GRANTED);
 }
@@ -167,8 +328,7 @@ static void pvple_slice_grant(struct pvple_vm *vm, struct pvple_vcpu *pv,
 static void pvple_slice_step(struct pvple_vm *vm, struct pvple_vcpu *pv,
 			     u64 left_ns)
 {
-	clear_tsk_need_resched(current);
-	clear_preempt_need_resched();
+	pvple_slice_hold();
 	pvple_slice_arm(pv, left_ns);
 	pvple_count(vm, PVPLE_STAT_SLICE_STEPS);
 }
@@ -201,6 +361,33 @@ static bool pvple_slice_allowed(struct task_struct *t)
 		return false;
 #endif
 	return !signal_pending(t);
+}
+
+/*
+ * Where a grant is not safe (pvple_slice_gate()), asked per request:
+ *  - the preemption model, which PREEMPT_DYNAMIC lets the administrator
+ *    change at run time (sched_dynamic_update(), kernel/sched/core.c);
+ *  - the vCPU thread's class: rt_or_dl_task(), PI boosts included;
+ *  - a nested guest: is_guest_mode() (arch/x86/kvm/kvm_cache_regs.h,
+ *    not in the headers a module sees: the same test of HF_GUEST_MASK);
+ *  - hrtimer_resolution: without high-resolution timers it is a tick;
+ *  - a request a grant gave back.
+ * Preemption off.
+ */
+static enum pvple_slice_gate pvple_slice_gate_now(struct kvm_vcpu *vcpu,
+						  struct pvple_vcpu *pv,
+						  unsigned int us)
+{
+	struct pvple_slice_env e = {
+		.model_ok = preempt_model_none() || preempt_model_voluntary(),
+		.rt_task = rt_or_dl_task(current),
+		.nested = vcpu->arch.hflags & HF_GUEST_MASK,
+		.owed = pv->slice_owed,
+		.resolution_ns = hrtimer_resolution,
+		.bound_ns = (u64)us * NSEC_PER_USEC,
+	};
+
+	return pvple_slice_gate(&e);
 }
 
 /*
@@ -260,6 +447,7 @@ static void pvple_slice_flag(struct kvm_vcpu *vcpu, struct pvple_vcpu *pv)
  */
 long pvple_slice_done(struct kvm_vcpu *vcpu)
 {
+	unsigned long flags;
 	struct pvple_vcpu *pv;
 	struct pvple_vm *vm;
 
@@ -273,11 +461,9 @@ long pvple_slice_done(struct kvm_vcpu *vcpu)
 		return 0;
 	}
 	pv->slice_done_ns = ktime_get_ns();
-	/* On this CPU, whose flags the grant cleared: preemption off. */
-	preempt_disable();
-	set_tsk_need_resched(current);
-	set_preempt_need_resched();
-	preempt_enable();
+	local_irq_save(flags);
+	pvple_slice_raise();
+	local_irq_restore(flags);
 	return 0;
 }
 
@@ -311,7 +497,12 @@ void pvple_slice_resched(struct kvm_vcpu *vcpu)
 	int idx;
 
 	vm = pvple_lookup(vcpu, &pv);
-	if (!pv || !READ_ONCE(pv->registered) || !pv->preempt_gpa)
+	if (!pv)
+		return;
+	/* A grant of another task that ran this vCPU before (slice_left). */
+	if (pv->slice_granted && READ_ONCE(pv->slice_task) != current)
+		pvple_slice_stop(vm, pv);
+	if (!READ_ONCE(pv->registered) || !pv->preempt_gpa)
 		return;
 
 	us = READ_ONCE(pvple_slice_ext_us);
@@ -332,13 +523,16 @@ void pvple_slice_resched(struct kvm_vcpu *vcpu)
 	}
 	in.on = us && pvple_vm_mode(vm) != PVPLE_MODE_OFF &&
 		pvple_slice_allowed(current);
+	in.gate = pvple_slice_gate_now(vcpu, pv, us);
+	/* The request given back is this one, or was served before it. */
+	pv->slice_owed = false;
 	in.granted = pv->slice_granted;
 	in.done = pv->slice_done_ns;
 	left_ns = pvple_slice_step_due(pv);
 	in.step = left_ns > 0;
 	d = pvple_slice_decide(&in);
 	if (d == PVPLE_SLICE_GRANT)
-		pvple_slice_grant(vm, pv, us);
+		pvple_slice_grant(vm, pv, (u64)us * NSEC_PER_USEC);
 	else if (d == PVPLE_SLICE_STEP)
 		pvple_slice_step(vm, pv, left_ns);
 	else if (d == PVPLE_SLICE_END)
@@ -368,6 +562,9 @@ void pvple_slice_resched(struct kvm_vcpu *vcpu)
 		pvple_count(vm, PVPLE_STAT_SLICE_STILL_IN_CS);
 	else if (d == PVPLE_SLICE_WAITING)
 		pvple_count(vm, PVPLE_STAT_SLICE_WAITING);
+	else if (d == PVPLE_SLICE_REFUSED)
+		pvple_count(vm, PVPLE_STAT_SLICE_REFUSED_MODEL + in.gate -
+			    PVPLE_GATE_MODEL);
 	/* The reschedule goes ahead with the vCPU inside a section. */
 	pvple_count(vm, PVPLE_STAT_SLICE_DESCHED_CS);
 }

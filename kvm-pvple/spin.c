@@ -136,14 +136,17 @@ static int pvple_yield(struct kvm_vcpu *me, struct pvple_vcpu *pv,
  * A PLE exit is acted on only inside the slow path the guest registered
  * (abi.rst): elsewhere the record may be that of a context an interrupt
  * handler interrupted.  The park call asks explicitly and is not judged
- * by where it was made.
+ * by where it was made.  A guest whose state is protected (SEV-ES,
+ * SEV-SNP) has no RIP the host can read -- kvm_get_linear_rip() gives 0,
+ * which a range starting at 0 would hold -- so its exits are outside.
  */
 static enum pvple_rec pvple_ple_rec(struct kvm_vcpu *me, struct pvple_vcpu *pv,
 				    enum pvple_rec rec)
 {
 	if ((rec == PVPLE_REC_OK || rec == PVPLE_REC_NO_HOLDER) &&
-	    !pvple_in_slowpath(kvm_get_linear_rip(me), pv->text_start,
-			       pv->text_end))
+	    (me->arch.guest_state_protected ||
+	     !pvple_in_slowpath(kvm_get_linear_rip(me), pv->text_start,
+				pv->text_end)))
 		return PVPLE_REC_OUTSIDE;
 	return rec;
 }

@@ -8,25 +8,6 @@
 
 #include "pvple.h"
 
-/*
- * The slice extension's timer (slice.c) ends a grant: it asks the granted
- * task to reschedule, if that task still runs here (hard interrupt
- * context, on the CPU the timer was armed on; the pointer is compared,
- * never dereferenced).  It lives with the state it is part of.
- */
-static enum hrtimer_restart pvple_slice_expired(struct hrtimer *t)
-{
-	struct pvple_vcpu *pv = container_of(t, struct pvple_vcpu, slice_timer);
-
-	if (READ_ONCE(pv->slice_task) == current) {
-		/* A step or the bound: the hook tells them apart (slice.c). */
-		WRITE_ONCE(pv->slice_fired, true);
-		set_tsk_need_resched(current);
-		set_preempt_need_resched();
-	}
-	return HRTIMER_NORESTART;
-}
-
 /**
  * pvple_vcpu_get() - Find or allocate a vCPU's own state.
  * @vm: the VM's state.
@@ -55,9 +36,7 @@ struct pvple_vcpu *pvple_vcpu_get(struct pvple_vm *vm, struct kvm_vcpu *vcpu)
 	/* Taken for a holder in no run yet (pvple_slice_held()). */
 	pv->named_runs = ULONG_MAX;
 	init_swait_queue_head(&pv->waiters);
-	hrtimer_init(&pv->slice_timer, CLOCK_MONOTONIC,
-		     HRTIMER_MODE_REL_PINNED_HARD);
-	pv->slice_timer.function = pvple_slice_expired;
+	pvple_slice_init(pv);
 	old = xa_cmpxchg(&vm->vcpus, vcpu->vcpu_idx, NULL, pv,
 			 GFP_KERNEL_ACCOUNT);
 	if (old || xa_is_err(old)) {
@@ -115,15 +94,18 @@ void pvple_vcpus_get(struct pvple_vm *vm, struct kvm *kvm)
 
 /**
  * pvple_vcpu_free() - Free a vCPU's state, with its VM's.
+ * @vm: the VM's state.
  * @pv: the state.
  *
- * Stops its slice-extension timer for good first, waiting for a callback
- * that runs now.
+ * Ends a grant it has first, giving its request back to the vCPU task
+ * if that still runs where the grant was made (module unload, with VMs
+ * running), and stops its slice-extension timer for good.
  *
- * Context: process context.
+ * Context: process context, interrupts on.
  */
-void pvple_vcpu_free(struct pvple_vcpu *pv)
+void pvple_vcpu_free(struct pvple_vm *vm, struct pvple_vcpu *pv)
 {
+	pvple_slice_stop(vm, pv);
 	hrtimer_cancel(&pv->slice_timer);
 	kfree(pv);
 }

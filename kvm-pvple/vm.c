@@ -56,7 +56,7 @@ static void pvple_vm_free(struct pvple_vm *vm)
 	unsigned long i;
 
 	xa_for_each(&vm->vcpus, i, pv)
-		pvple_vcpu_free(pv);
+		pvple_vcpu_free(vm, pv);
 	xa_destroy(&vm->vcpus);
 	xa_destroy(&vm->by_id);
 	free_percpu(vm->stats);

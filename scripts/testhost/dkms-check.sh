@@ -12,9 +12,9 @@ pvple_resolve_versions
 TAP_PREFIX=dkms
 . "$PVPLE_TOP/scripts/tap.sh"
 echo "TAP version 13"
-echo "1..6"
+echo "1..7"
 if [ "${PVPLE_DKMS_CHECK:-1}" = 0 ] || [ "$(id -u)" != 0 ]; then
-	for i in 1 2 3 4 5 6; do
+	for i in 1 2 3 4 5 6 7; do
 		echo "ok $i dkms: # SKIP PVPLE_DKMS_CHECK=0 or not root"
 	done
 	exit 0
@@ -34,6 +34,17 @@ tap_result $? "dpkg -i installs it (DKMS: $(dkms status kvm-pvple 2>/dev/null | 
 dkms build -k "$KVER" "kvm-pvple/$ver" >"$out/dkms-build.log" 2>&1 ||
 	dkms status kvm-pvple | grep -q "$KVER.*built\|$KVER.*installed"
 tap_result $? "DKMS builds kvm-pvple $ver for $KVER"
+
+# A PREEMPT_RT kernel (Debian's -rt flavours) of the same series: DKMS
+# must refuse it by its config (dkms.conf, BUILD_EXCLUSIVE_CONFIG), as the
+# module would refuse to load there.
+rt=$out/rt-kernel rtver=6.12.0-pvple-rt
+rm -rf "$rt" && mkdir -p "$rt" && echo CONFIG_PREEMPT_RT=y >"$rt/.config"
+dkms build -k "$rtver" --kernelsourcedir "$rt" "kvm-pvple/$ver" >"$out/dkms-rt.log" 2>&1
+rc=$?
+[ "$rc" != 0 ] && grep -q BUILD_EXCLUSIVE "$out/dkms-rt.log" &&
+	[ -z "$(find "/var/lib/dkms/kvm-pvple/$ver/$rtver" -name '*.ko*' 2>/dev/null)" ]
+tap_result $? "DKMS refuses a PREEMPT_RT kernel (exit $rc: $(grep -m1 -o 'BUILD_EXCLUSIVE[^.]*' "$out/dkms-rt.log"))"
 
 ko=$(find "/var/lib/dkms/kvm-pvple/$ver/$KVER" -name 'kvm-pvple.ko*' | head -n 1)
 mine=$PVPLE_TOP/kvm-pvple.ko

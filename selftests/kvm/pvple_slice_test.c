@@ -19,6 +19,14 @@
 static u32 guest_count __aligned(64);
 static u64 guest_count_gpa;
 
+#define EXT_US		200
+#define EXT_US_S	"200"
+
+static void slice_set(const char *us)
+{
+	pvple_param_set("slice_ext_us", us);
+}
+
 static void guest_in_section(u32 id)
 {
 	GUEST_ASSERT_EQ(pvple_guest_register_all(&guest_areas[id],
@@ -102,7 +110,7 @@ static void run_code(struct __test_metadata *_metadata, const char *us,
 	struct pvple_vcpu_thread t;
 	struct kvm_vm *vm;
 
-	pvple_param_set("slice_ext_us", us);
+	slice_set(us);
 	vm = create_section_vm(&t, count, code);
 	SET(vm, guest_always, always);
 	pthread_create(&b.thread, NULL, busy_thread, &b);
@@ -205,9 +213,6 @@ static void assert_grant_cycle(struct __test_metadata *_metadata,
 	ASSERT_LE(c->slice_ns, ended * 5 * us * 1000);
 }
 
-#define EXT_US		200
-#define EXT_US_S	"200"
-
 TEST_F_TIMEOUT(pvple, slice_extended_in_a_section, HARNESS_TIMEOUT_S)
 {
 	struct pvple_counts c;
@@ -241,7 +246,7 @@ TEST_F_TIMEOUT(pvple, slice_steps_keep_the_bound, HARNESS_TIMEOUT_S)
 	pvple_param_set("slice_step_us", STEP_US_S);
 	run_section(_metadata, STEP_EXT_US_S, 1, &c);
 	pvple_param_set("slice_step_us", "0");
-	pvple_param_set("slice_ext_us", EXT_US_S);
+	slice_set(EXT_US_S);
 	ksft_print_msg("  %lu steps\n", c.slice_steps);
 	assert_grant_cycle(_metadata, &c, STEP_EXT_US);
 	/*
@@ -291,7 +296,7 @@ TEST_F_TIMEOUT(pvple, slice_ended_by_the_guest, HARNESS_TIMEOUT_S)
 	ASSERT_GE(calls, 1000);
 	ASSERT_EQ(c.slice_done_idle, calls);
 	ASSERT_EQ(c.slice_done + c.slice_granted + c.slice_in_cs, 0);
-	pvple_param_set("slice_ext_us", EXT_US_S);
+	slice_set(EXT_US_S);
 }
 
 TEST_F_TIMEOUT(pvple, slice_not_extended_outside_a_section,
@@ -314,7 +319,7 @@ TEST_F_TIMEOUT(pvple, slice_not_extended_outside_a_section,
 	ASSERT_GE(c.slice_requests, 20);
 	ASSERT_EQ(c.slice_granted, 0);
 	ASSERT_EQ(c.slice_desched_cs, c.slice_requests);
-	pvple_param_set("slice_ext_us", EXT_US_S);
+	slice_set(EXT_US_S);
 }
 
 /*
@@ -376,7 +381,7 @@ TEST_F_TIMEOUT(pvple, slice_hostile_guest_spares_other_vms,
 	if (cannot_extend())
 		SKIP(return, "%s", cannot_extend());
 	set_params("auto", "2000");
-	pvple_param_set("slice_ext_us", EXT_US_S);
+	slice_set(EXT_US_S);
 	b = vm_create_with_one_vcpu(&vcpu, guest_count_loops);
 	tb = (struct pvple_vcpu_thread){ .vcpu = vcpu, .cpu = 0 };
 	pvple_start_vcpus(&tb, 1);
@@ -399,6 +404,350 @@ TEST_F_TIMEOUT(pvple, slice_hostile_guest_spares_other_vms,
 	ASSERT_GE(ca.slice_granted, 10);
 	ASSERT_EQ(cp.slice_granted, 0);
 	ASSERT_GE(hostile, 0.95 * least);
+}
+
+/*
+ * A hostile guest that goes out to its VMM whenever a grant runs: its
+ * count never goes back to zero, and at @slice = 1 it makes a PIO exit
+ * (a ucall, which this program answers at once) and comes straight back.
+ * The grant cleared the reschedule request; the vCPU load on its return
+ * must give it back, and the hook must not extend it a second time
+ * (slice.c, "Given back"), or the vCPU keeps its CPU from everyone.
+ */
+static void guest_leaves_when_granted(u32 id)
+{
+	struct pvple_area *a = &guest_areas[id];
+
+	GUEST_ASSERT_EQ(pvple_guest_register_all(a, guest_area_gpa[id],
+						 (u64)__executable_start,
+						 (u64)etext, guest_count_gpa), 0);
+	while (!READ_ONCE(guest_stop)) {
+		WRITE_ONCE(guest_loops[id], guest_loops[id] + 1);
+		if (READ_ONCE(a->slice))
+			GUEST_SYNC(0);
+	}
+	GUEST_DONE();
+}
+
+/* The VM of guest_leaves_when_granted() on CPU 0, @count as its count. */
+static struct kvm_vm *start_leaver(struct pvple_vcpu_thread *t, u64 count)
+{
+	struct kvm_vm *vm = create_section_vm(t, count,
+					      guest_leaves_when_granted);
+
+	pvple_start_vcpus(t, 1);
+	return vm;
+}
+
+static void stop_leaver(struct __test_metadata *_metadata, struct kvm_vm *vm,
+			struct pvple_vcpu_thread *t, struct pvple_counts *c)
+{
+	SET(vm, guest_stop, 1);
+	pvple_wait_vcpus(t, 1, TIMEOUT_S);
+	ASSERT_TRUE(pvple_vm_counts(vm, c));
+	kvm_vm_free(vm);
+	ksft_print_msg("  the VM: %lu requests, %lu granted, %lu us granted\n",
+		       c->slice_requests, c->slice_granted, c->slice_ns / 1000);
+	ksft_print_msg("  %lu given back, %lu refused again\n",
+		       c->slice_given_back, c->slice_refused_regrant);
+}
+
+/*
+ * (a) A normal thread pinned to the VM's CPU keeps at least 0.95 of the
+ * CPU share it has beside a plain VM (the same guest with a zero count).
+ */
+static double thread_share_beside(struct __test_metadata *_metadata, u64 count,
+				  struct pvple_counts *c)
+{
+	struct pvple_vcpu_thread t;
+	struct busy b = { };
+	u64 cpu, wall;
+	clockid_t clk;
+	struct kvm_vm *vm;
+
+	vm = start_leaver(&t, count);
+	pthread_create(&b.thread, NULL, busy_thread, &b);
+	ASSERT_EQ(pthread_getcpuclockid(b.thread, &clk), 0);
+	sleep(1);
+	cpu = pvple_clock_ns(clk);
+	wall = pvple_clock_ns(CLOCK_MONOTONIC);
+	sleep(4);
+	cpu = pvple_clock_ns(clk) - cpu;
+	wall = pvple_clock_ns(CLOCK_MONOTONIC) - wall;
+	WRITE_ONCE(b.stop, true);
+	pthread_join(b.thread, NULL);
+	stop_leaver(_metadata, vm, &t, c);
+	return (double)cpu / wall;
+}
+
+TEST_F_TIMEOUT(pvple, slice_given_back_spares_a_thread, HARNESS_TIMEOUT_S)
+{
+	double plain, hostile, plain2, least;
+	struct pvple_counts cp, ch;
+
+	if (cannot_extend())
+		SKIP(return, "%s", cannot_extend());
+	set_params("auto", "2000");
+	slice_set(EXT_US_S);
+	plain = thread_share_beside(_metadata, 0, &cp);
+	hostile = thread_share_beside(_metadata, 1, &ch);
+	plain2 = thread_share_beside(_metadata, 0, &cp);
+	least = plain < plain2 ? plain : plain2;
+	ksft_print_msg("a thread on CPU 0: %.3f beside a plain VM\n", plain);
+	ksft_print_msg("  %.3f beside the leaver (%.3f)\n", hostile,
+		       hostile / least);
+	ksft_print_msg("  %.3f beside a plain VM again\n", plain2);
+	ASSERT_GE(ch.slice_granted, 10);
+	ASSERT_EQ(cp.slice_granted, 0);
+	ASSERT_GE(hostile, 0.95 * least);
+}
+
+/*
+ * (b) A SCHED_FIFO thread woken on the VM's CPU every 3 ms: from the time
+ * it was due to the time it runs, over 60 s beside the leaver, no more
+ * than the bound and 1 ms above what it is beside a plain VM in the same
+ * boot.  Its wake-up is a reschedule request of the vCPU task that the
+ * extension may delay once, by the bound.  Not against the bound and
+ * 1 ms alone: the emulated test host's own wake-up latency, beside a
+ * plain VM, was 2.2 ms at p99 and 27 ms at most in 10 s.  Nor its
+ * maximum: one sample of the emulator's stalls.  The 99th and 99.9th
+ * percentiles are asserted, the maxima printed.  Without the give-back
+ * the waker does not run again until the guest stops: a few wake-ups in
+ * 60 s, and this fails on their count.
+ */
+#define RT_PERIOD_NS	3000000ULL
+#define RT_MAX_SAMPLES	30000
+
+struct rt_waker {
+	pthread_t thread;
+	int seconds;
+	int n;
+	u64 lat_ns[RT_MAX_SAMPLES];
+};
+
+static void *rt_waker_thread(void *arg)
+{
+	struct sched_param sp = { .sched_priority = 50 };
+	struct rt_waker *w = arg;
+	struct timespec next;
+	cpu_set_t set;
+	u64 due, end;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp))
+		return NULL;
+	due = pvple_clock_ns(CLOCK_MONOTONIC) + RT_PERIOD_NS;
+	end = due + w->seconds * 1000000000ULL;
+	while (due < end && w->n < RT_MAX_SAMPLES) {
+		next.tv_sec = due / 1000000000ULL;
+		next.tv_nsec = due % 1000000000ULL;
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
+		w->lat_ns[w->n++] = pvple_clock_ns(CLOCK_MONOTONIC) - due;
+		due += RT_PERIOD_NS;
+	}
+	return NULL;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The waker beside the leaver with @count for @seconds: p99, p99.9. */
+static void rt_latency_beside(struct __test_metadata *_metadata, u64 count,
+			      int seconds, u64 *p99, u64 *p999,
+			      struct pvple_counts *c)
+{
+	struct rt_waker *w = calloc(1, sizeof(*w));
+	struct pvple_vcpu_thread t;
+	struct kvm_vm *vm;
+
+	ASSERT_NE(w, NULL);
+	w->seconds = seconds;
+	vm = start_leaver(&t, count);
+	sleep(1);
+	pthread_create(&w->thread, NULL, rt_waker_thread, w);
+	pthread_join(w->thread, NULL);
+	stop_leaver(_metadata, vm, &t, c);
+	ASSERT_GE(w->n, seconds * 100);
+	qsort(w->lat_ns, w->n, sizeof(w->lat_ns[0]), cmp_u64);
+	*p99 = w->lat_ns[w->n * 99 / 100];
+	*p999 = w->lat_ns[w->n * 999 / 1000];
+	ksft_print_msg("  SCHED_FIFO, %d wake-ups: p50 %lu, p99 %lu, p99.9 %lu, max %lu us\n",
+		       w->n, w->lat_ns[w->n / 2] / 1000, *p99 / 1000,
+		       *p999 / 1000, w->lat_ns[w->n - 1] / 1000);
+	free(w);
+}
+
+TEST_F_TIMEOUT(pvple, slice_given_back_rt_wakeup_bounded, HARNESS_TIMEOUT_S)
+{
+	u64 p99, p999, pp99, pp999, slack = EXT_US * 1000ULL + 1000000;
+	struct pvple_counts c;
+
+	if (cannot_extend())
+		SKIP(return, "%s", cannot_extend());
+	set_params("auto", "2000");
+	slice_set(EXT_US_S);
+	ksft_print_msg("beside a plain VM, 20 s:\n");
+	rt_latency_beside(_metadata, 0, 20, &pp99, &pp999, &c);
+	ASSERT_EQ(c.slice_granted, 0);
+	ksft_print_msg("beside the leaver, 60 s:\n");
+	rt_latency_beside(_metadata, 1, 60, &p99, &p999, &c);
+	ASSERT_GE(c.slice_granted, 10);
+	ASSERT_LE(p99, pp99 + slack);
+	ASSERT_LE(p999, pp999 + slack);
+}
+
+/*
+ * (c) CPU 1 goes offline and comes back while the leaver runs on CPU 0
+ * beside a busy thread: the hotplug's stopper work on CPU 0
+ * (stop_machine()) is a reschedule request of the vCPU task like any
+ * other, delayed by the bound at most.  Each step within 30 s.
+ */
+struct hotplug {
+	pthread_t thread;
+	const char *val;
+	int ret;
+	u64 ns;
+};
+
+static void *hotplug_thread(void *arg)
+{
+	struct hotplug *h = arg;
+	u64 t0 = pvple_clock_ns(CLOCK_MONOTONIC);
+	int fd = open("/sys/devices/system/cpu/cpu1/online", O_WRONLY);
+
+	h->ret = fd < 0 ? -errno : 0;
+	if (fd >= 0) {
+		if (write(fd, h->val, 1) != 1)
+			h->ret = -errno;
+		close(fd);
+	}
+	h->ns = pvple_clock_ns(CLOCK_MONOTONIC) - t0;
+	__atomic_store_n(&h->val, NULL, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* Write @val to CPU 1's online file; wait for it at most @secs. */
+static bool hotplug_cpu1(const char *val, int secs, struct hotplug *h)
+{
+	int i;
+
+	*h = (struct hotplug){ .val = val };
+	pthread_create(&h->thread, NULL, hotplug_thread, h);
+	for (i = 0; i < secs * 10; i++) {
+		if (!__atomic_load_n(&h->val, __ATOMIC_ACQUIRE))
+			return true;
+		usleep(100000);
+	}
+	return false;
+}
+
+TEST_F_TIMEOUT(pvple, slice_given_back_cpu_hotplug, HARNESS_TIMEOUT_S)
+{
+	struct hotplug off, on;
+	struct pvple_vcpu_thread t;
+	struct pvple_counts c;
+	struct busy b = { };
+	bool off_ok, on_ok = false;
+	struct kvm_vm *vm;
+
+	if (cannot_extend())
+		SKIP(return, "%s", cannot_extend());
+	if (access("/sys/devices/system/cpu/cpu1/online", W_OK))
+		SKIP(return, "CPU 1 cannot go offline here (no hotplug file)");
+	set_params("auto", "2000");
+	slice_set(EXT_US_S);
+	vm = start_leaver(&t, 1);
+	pthread_create(&b.thread, NULL, busy_thread, &b);
+	sleep(1);
+	off_ok = hotplug_cpu1("0", 30, &off);
+	if (off_ok)
+		on_ok = hotplug_cpu1("1", 30, &on);
+	/* Whatever happened: stop the guest, which frees a stuck CPU 0. */
+	WRITE_ONCE(b.stop, true);
+	stop_leaver(_metadata, vm, &t, &c);
+	pthread_join(b.thread, NULL);
+	pthread_join(off.thread, NULL);
+	if (off_ok)
+		pthread_join(on.thread, NULL);
+	else
+		hotplug_cpu1("1", 30, &on);
+	ksft_print_msg("CPU 1 offline: %s in %lu ms (%d); online: %s in %lu ms (%d)\n",
+		       off_ok ? "done" : "NOT done", off.ns / 1000000, off.ret,
+		       on_ok ? "done" : "NOT done", on.ns / 1000000, on.ret);
+	ASSERT_TRUE(off_ok);
+	ASSERT_TRUE(on_ok);
+	ASSERT_EQ(off.ret, 0);
+	ASSERT_EQ(on.ret, 0);
+	ASSERT_GE(c.slice_granted, 10);
+}
+
+/*
+ * The preemption model gate: with the host at preempt=full (switched at
+ * run time on a PREEMPT_DYNAMIC host; the debug test host's kernel is
+ * CONFIG_PREEMPT) every request that reaches the hook inside a section
+ * is refused, and none granted.  Under full few requests reach the hook
+ * at all (the preempt_enable() after the VM exit honours them first;
+ * none did in the first runs), so on a host that can switch, the same
+ * guest runs again under preempt=none, which must grant: the guest and
+ * the load make grants wherever the model allows them.
+ */
+static const char *preempt_file = "/sys/kernel/debug/sched/preempt";
+
+static bool preempt_set(const char *mode)
+{
+	FILE *f = fopen(preempt_file, "w");
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fputs(mode, f) >= 0;
+	return !fclose(f) && ok;
+}
+
+TEST_F_TIMEOUT(pvple, slice_refused_under_full_preemption, HARNESS_TIMEOUT_S)
+{
+	bool was_full = preempt_full(), switched = false;
+	struct pvple_counts c;
+	char mode[128] = "";
+	FILE *f;
+
+	if (unsupported(false))
+		SKIP(return, "%s", unsupported(false));
+	if (!was_full) {
+		f = fopen(preempt_file, "r");
+		if (f) {
+			if (!fgets(mode, sizeof(mode), f))
+				mode[0] = 0;
+			fclose(f);
+		}
+		if (!preempt_set("full"))
+			SKIP(return, "not preempt=full, and no %s to switch", preempt_file);
+		switched = true;
+	}
+	set_params("auto", "2000");
+	run_section(_metadata, EXT_US_S, 1, &c);
+	ksft_print_msg("preempt=full%s: %lu requests at the hook, %lu refused, %lu granted\n",
+		       switched ? " (switched at run time)" : "",
+		       c.slice_requests, c.slice_refused_model, c.slice_granted);
+	ASSERT_EQ(c.slice_granted, 0);
+	ASSERT_EQ(c.slice_refused_model, c.slice_in_cs);
+	ASSERT_EQ(c.slice_in_cs, c.slice_requests);
+	if (!switched)
+		return;
+	/* The same guest under preempt=none: granted, nothing refused. */
+	ASSERT_TRUE(preempt_set("none"));
+	run_section(_metadata, EXT_US_S, 1, &c);
+	preempt_set(strstr(mode, "(none)") ? "none" : "voluntary");
+	ksft_print_msg("preempt=none: %lu requests at the hook, %lu refused, %lu granted\n",
+		       c.slice_requests, c.slice_refused_model, c.slice_granted);
+	ASSERT_GE(c.slice_granted, 10);
+	ASSERT_EQ(c.slice_refused_model, 0);
 }
 
 /*

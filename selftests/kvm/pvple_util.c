@@ -96,7 +96,10 @@ bool pvple_vm_counts(struct kvm_vm *vm, struct pvple_counts *c)
 		F(slice_expired), F(slice_cut), F(slice_left),
 		F(slice_still_in_cs), F(slice_waiting), F(slice_fault),
 		F(slice_desched_cs), F(slice_steps), F(slice_done),
-		F(slice_done_idle), F(slice_ns), F(held_spin),
+		F(slice_done_idle), F(slice_ns), F(slice_given_back),
+		F(slice_refused_model), F(slice_refused_rt_task),
+		F(slice_refused_nested), F(slice_refused_timer),
+		F(slice_refused_regrant), F(held_spin),
 #undef F
 	};
 	char want[64], line[4096];

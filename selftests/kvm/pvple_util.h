@@ -94,6 +94,12 @@ struct pvple_counts {
 	u64 slice_done;
 	u64 slice_done_idle;
 	u64 slice_ns;
+	u64 slice_given_back;
+	u64 slice_refused_model;
+	u64 slice_refused_rt_task;
+	u64 slice_refused_nested;
+	u64 slice_refused_timer;
+	u64 slice_refused_regrant;
 	u64 held_spin;
 };
 

@@ -1021,6 +1021,24 @@ static unsigned int test_slice(bool run)
 		{ "the guest's end without a grant: a request like any",
 		  { .on = true, .done = true, .read_ok = true, .count = 1 },
 		  PVPLE_SLICE_GRANT },
+		{ "in a section, a gate shut: refused",
+		  { .on = true, .read_ok = true, .count = 1,
+		    .gate = PVPLE_GATE_NESTED }, PVPLE_SLICE_REFUSED },
+		{ "out of a section, a gate shut: none",
+		  { .on = true, .read_ok = true, .gate = PVPLE_GATE_MODEL },
+		  PVPLE_SLICE_NONE },
+		{ "a gate shut, the extension off: off",
+		  { .read_ok = true, .count = 1, .gate = PVPLE_GATE_REGRANT },
+		  PVPLE_SLICE_OFF },
+		{ "a gate shut, a waiter: refused first",
+		  { .on = true, .read_ok = true, .count = 1, .waiting = true,
+		    .gate = PVPLE_GATE_RT_TASK }, PVPLE_SLICE_REFUSED },
+		{ "a step, a gate shut meanwhile: end it",
+		  { .on = true, .granted = true, .step = true, .read_ok = true,
+		    .count = 1, .gate = PVPLE_GATE_MODEL }, PVPLE_SLICE_END },
+		{ "the guest's end, a gate shut: done",
+		  { .on = true, .granted = true, .done = true, .read_ok = true,
+		    .count = 1, .gate = PVPLE_GATE_TIMER }, PVPLE_SLICE_DONE },
 	};
 	unsigned int i, bits, bad = 0;
 	struct pvple_slice_in in;
@@ -1031,14 +1049,15 @@ static unsigned int test_slice(bool run)
 		ksft_test_result(pvple_slice_decide(&cases[i].in) == cases[i].want,
 				 "slice: %s\n", cases[i].name);
 	/*
-	 * Every input: a grant needs all five conditions, and only those;
-	 * "not waiting" is met by the head of a queue too.  A step keeps a
+	 * Every input: a grant needs all six conditions, and only those;
+	 * "not waiting" is met by the head of a queue too; a shut gate
+	 * refuses exactly what would have been granted or waited.  A step keeps a
 	 * running grant on the same four and its own step; every other
 	 * request to a running grant ends it, as the guest's end (@done)
 	 * does, and only that one ends it as done.
 	 */
-	for (bits = 0; bits < 512; bits++) {
-		bool kept, want, done;
+	for (bits = 0; bits < 1024; bits++) {
+		bool kept, want, done, shut = bits & 512;
 		enum pvple_slice d;
 
 		in = (struct pvple_slice_in){
@@ -1046,9 +1065,10 @@ static unsigned int test_slice(bool run)
 			.waiting = bits & 8, .head = bits & 64, .step = bits & 128,
 			.done = bits & 256,
 			.count = (bits & 16 ? 3 : 0) | (bits & 32 ? 0x80000000 : 0),
+			.gate = shut ? PVPLE_GATE_REGRANT : PVPLE_GATE_OPEN,
 		};
 		kept = in.on && in.read_ok && (!in.waiting || in.head) &&
-		       (bits & 16);
+		       (bits & 16) && !shut;
 		done = in.granted && in.done;
 		want = kept && !in.granted;
 		d = pvple_slice_decide(&in);
@@ -1058,13 +1078,61 @@ static unsigned int test_slice(bool run)
 		       (kept && in.granted && in.step && !done);
 		bad += in.granted && !done && d != PVPLE_SLICE_STEP &&
 		       d != PVPLE_SLICE_END;
+		bad += (d == PVPLE_SLICE_REFUSED) !=
+		       (shut && !in.granted && in.on && in.read_ok &&
+			(bits & 16));
 	}
-	ksft_test_result(!bad, "slice: grant, step or done just when all hold (%u of 512 wrong)\n",
+	ksft_test_result(!bad, "slice: grant, step or done just when all hold (%u of 1024 wrong)\n",
 			 bad);
 	return 0;
 }
 
 /* Which records make a waiter, and which of those the queue's head. */
+/* Where a grant is not safe: the first reason, in the documented order. */
+static unsigned int test_slice_gate(bool run)
+{
+	static const struct {
+		const char *name;
+		struct pvple_slice_env e;
+		enum pvple_slice_gate want;
+	} cases[] = {
+		{ "voluntary, a fair thread, 1 ns timers: open",
+		  { .model_ok = true, .resolution_ns = 1, .bound_ns = 5000 },
+		  PVPLE_GATE_OPEN },
+		{ "preempt=full or RT: model",
+		  { .resolution_ns = 1, .bound_ns = 5000 }, PVPLE_GATE_MODEL },
+		{ "an RT or deadline vCPU thread",
+		  { .model_ok = true, .rt_task = true, .resolution_ns = 1,
+		    .bound_ns = 5000 }, PVPLE_GATE_RT_TASK },
+		{ "a vCPU in a nested guest",
+		  { .model_ok = true, .nested = true, .resolution_ns = 1,
+		    .bound_ns = 5000 }, PVPLE_GATE_NESTED },
+		{ "low-resolution timers (4 ms) under a 5 us bound",
+		  { .model_ok = true, .resolution_ns = 4000000,
+		    .bound_ns = 5000 }, PVPLE_GATE_TIMER },
+		{ "a resolution equal to the bound: open",
+		  { .model_ok = true, .resolution_ns = 5000, .bound_ns = 5000 },
+		  PVPLE_GATE_OPEN },
+		{ "a request a grant gave back: not again",
+		  { .model_ok = true, .owed = true, .resolution_ns = 1,
+		    .bound_ns = 5000 }, PVPLE_GATE_REGRANT },
+		{ "all shut: the model first",
+		  { .rt_task = true, .nested = true, .owed = true,
+		    .resolution_ns = 9, .bound_ns = 1 }, PVPLE_GATE_MODEL },
+		{ "RT and nested: RT first",
+		  { .model_ok = true, .rt_task = true, .nested = true,
+		    .resolution_ns = 1, .bound_ns = 5000 }, PVPLE_GATE_RT_TASK },
+	};
+	unsigned int i;
+
+	if (!run)
+		return ARRAY_SIZE(cases);
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+		ksft_test_result(pvple_slice_gate(&cases[i].e) == cases[i].want,
+				 "slice gate: %s\n", cases[i].name);
+	return 0;
+}
+
 static unsigned int test_slice_rec(bool run)
 {
 	static const struct {
@@ -1142,7 +1210,7 @@ static unsigned int (*const tests[])(bool run) = {
 	test_hc_decode, test_rec_check, test_chain_hop, test_chain_step,
 	test_walks, test_decide_table, test_decide_properties, test_classify,
 	test_hc_filter, test_throttle, test_irq_on, test_stock_result,
-	test_registration, test_slice, test_slice_rec, test_held,
+	test_registration, test_slice, test_slice_gate, test_slice_rec, test_held,
 };
 
 int main(void)
