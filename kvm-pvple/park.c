@@ -376,7 +376,8 @@ enum pvple_wake pvple_park(struct kvm_vcpu *me, struct pvple_vcpu *pv,
 	enum pvple_wake why;
 
 	*start_ns = ktime_to_ns(start);
-	deadline = ktime_add_us(start, READ_ONCE(pvple_park_max_us));
+	deadline = ktime_add_ns(start,
+				pvple_bound_ns(READ_ONCE(pvple_park_max_us)));
 
 	/* Like kvm_vcpu_block(): never sleep holding off memslot updates. */
 	kvm_vcpu_srcu_read_unlock(me);

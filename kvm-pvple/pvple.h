@@ -201,6 +201,21 @@ extern unsigned int pvple_park_hc_gap_us;
 extern int pvple_l3_mode;
 extern unsigned int pvple_slice_ext_us;
 extern unsigned int pvple_slice_step_us;
+extern unsigned int pvple_time_scale;
+
+#define PVPLE_SLICE_MAX_US	50	/* slice_ext_us, slice_step_us */
+#define PVPLE_TIME_SCALE_MAX	1000
+
+/**
+ * pvple_bound_ns() - A time bound of main.c's parameters, in the host's time.
+ * @us: the bound, in microseconds.
+ *
+ * Return: @us in nanoseconds, times time_scale (1 but on an emulated host).
+ */
+static inline u64 pvple_bound_ns(unsigned int us)
+{
+	return (u64)us * NSEC_PER_USEC * READ_ONCE(pvple_time_scale);
+}
 
 /* stats.c */
 struct seq_file;

@@ -283,7 +283,7 @@ void pvple_slice_stop(struct pvple_vm *vm, struct pvple_vcpu *pv)
  */
 static void pvple_slice_arm(struct pvple_vcpu *pv, u64 left_ns)
 {
-	u64 step_ns = (u64)READ_ONCE(pvple_slice_step_us) * NSEC_PER_USEC;
+	u64 step_ns = pvple_bound_ns(READ_ONCE(pvple_slice_step_us));
 
 	if (step_ns && step_ns < left_ns)
 		left_ns = step_ns;
@@ -384,7 +384,7 @@ static enum pvple_slice_gate pvple_slice_gate_now(struct kvm_vcpu *vcpu,
 		.nested = vcpu->arch.hflags & HF_GUEST_MASK,
 		.owed = pv->slice_owed,
 		.resolution_ns = hrtimer_resolution,
-		.bound_ns = (u64)us * NSEC_PER_USEC,
+		.bound_ns = pvple_bound_ns(us),
 	};
 
 	return pvple_slice_gate(&e);
@@ -532,7 +532,7 @@ void pvple_slice_resched(struct kvm_vcpu *vcpu)
 	in.step = left_ns > 0;
 	d = pvple_slice_decide(&in);
 	if (d == PVPLE_SLICE_GRANT)
-		pvple_slice_grant(vm, pv, (u64)us * NSEC_PER_USEC);
+		pvple_slice_grant(vm, pv, pvple_bound_ns(us));
 	else if (d == PVPLE_SLICE_STEP)
 		pvple_slice_step(vm, pv, left_ns);
 	else if (d == PVPLE_SLICE_END)

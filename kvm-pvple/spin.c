@@ -226,8 +226,7 @@ static long pvple_spin(struct kvm_vcpu *me, bool from_hc,
 	 */
 	if (from_hc && (o.act == PVPLE_ACT_YIELD || o.act == PVPLE_ACT_PARK) &&
 	    pvple_hc_park_throttled(ktime_get_ns(), &pv->last_hc_park_ns,
-				    READ_ONCE(pvple_park_hc_gap_us) *
-				    NSEC_PER_USEC)) {
+				    pvple_bound_ns(READ_ONCE(pvple_park_hc_gap_us)))) {
 		o.throttled = true;
 		ret = PVPLE_PARK_RUNNING;
 		goto out;

@@ -94,6 +94,7 @@ bench() {
 	GB_CONFIGS=${GB_CONFIGS:-ple,anchor,anchor2,gyield,pvple,series,under,underpv} \
 	PVPLE_QEMU="taskset -c $cpus qemu-system-x86_64" PVPLE_L2_DIR=$l2 \
 	PVPLE_KO=$PVPLE_TOP/kvm-pvple.ko GB_CPU=${GB_CPU:-host} \
+	GB_TIME_SCALE=${GB_TIME_SCALE:-1} GB_SLICE_US=${GB_SLICE_US:-10} \
 	GB_CPUS=${GB_CPUS:-$cpulist} \
 	GB_UNDER_VCPUS=${GB_UNDER_VCPUS:-$ncpus} GB_DRY=$dry \
 		sh "$PVPLE_TOP/scripts/guest/l1-guests-bench.sh"

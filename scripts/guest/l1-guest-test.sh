@@ -117,15 +117,18 @@ clean() {
 	! grep -E 'BUG:|WARNING:|Oops|stall|soft lockup|hard LOCKUP' "$log" >/dev/null
 }
 
-# The patched guest runs with the benchmark's extension (1000 us, scaled
-# to the emulator), so that grants last long enough for a section to end
-# inside one: the series' unlock then ends them (slice_done, ABI 4).
+# The patched guest runs with the benchmark's extension (1000 us of the
+# emulator's time: 50 us times time_scale 20), so that grants last long
+# enough for a section to end inside one: the series' unlock then ends
+# them (slice_done, ABI 4).
 case_patched() {
-	p=/sys/module/kvm_pvple/parameters/slice_ext_us
-	us=$(cat $p)
-	echo 1000 >$p
+	p=/sys/module/kvm_pvple/parameters
+	us=$(cat $p/slice_ext_us) scale=$(cat $p/time_scale)
+	echo 20 >$p/time_scale
+	echo 50 >$p/slice_ext_us
 	run_l2 patched bzImage-pvple ""
-	echo "$us" >$p
+	echo "$us" >$p/slice_ext_us
+	echo "$scale" >$p/time_scale
 	echo "# patched: $(count slice_granted patched) grants, $(count slice_done patched) ended by the guest, $(count slice_done_idle patched) calls without one"
 	clean patched && grep -q 'pvple: publishing' /tmp/patched.log &&
 		grep -q 'pvple: ending extended sections' /tmp/patched.log &&

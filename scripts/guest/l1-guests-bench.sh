@@ -110,7 +110,9 @@
 #   dbench's)  GB_TA_HB_GROUPS (3), GB_TA_HB_LOOPS (3): hackbench's
 #   groups, and its loops a run (a progress line each); with hackbench
 #   GB_WIN is 12 and GB_TA_GROUPS 20 unless given
-#   GB_TA_B (auto)     GB_SLICE_US (1000): kvm-pvple's slice_ext_us= at load
+#   GB_TA_B (auto)     GB_SLICE_US (50): kvm-pvple's slice_ext_us= at load
+#   GB_TIME_SCALE (20): its time_scale= at load (50 us x 20: 1000 us of
+#   the emulator's time, the bound of the runs published before the cap)
 #   GB_SLICE_STEP_US (none: the module's own): its slice_step_us= at load
 #   tier K: GB_TK_A (stock)  GB_TK_B (pvple; stock for the A/A boot,
 #   under for the fair-share limit)  GB_TK_FIRST (a: the guest
@@ -213,9 +215,11 @@ ta_loops=${GB_TA_HB_LOOPS:-3}
 ta_param=${GB_TA_PARAM:-mode}
 ta_a=${GB_TA_A:-off}
 ta_b=${GB_TA_B:-auto}
-slice_us=${GB_SLICE_US:-1000}
-# What "module on" sets: at insmod, or in sysfs on a loaded module.
-mod_params="slice_ext_us=$slice_us${GB_SLICE_STEP_US:+ slice_step_us=$GB_SLICE_STEP_US}"
+slice_us=${GB_SLICE_US:-50}
+time_scale=${GB_TIME_SCALE:-20}
+# What "module on" sets: at insmod, or in sysfs on a loaded module (the
+# scale first, then the bounds it scales).
+mod_params="time_scale=$time_scale slice_ext_us=$slice_us${GB_SLICE_STEP_US:+ slice_step_us=$GB_SLICE_STEP_US}"
 ta_trace=${GB_TA_TRACE:-}
 tk_a=${GB_TK_A:-stock}
 tk_b=${GB_TK_B:-pvple}
@@ -319,7 +323,7 @@ module() {
 	modstate=$1
 	[ "$1" = on ] && [ -z "$dry" ] || return 0
 	pp=
-	for p in mode slice_ext_us slice_step_us; do
+	for p in mode time_scale slice_ext_us slice_step_us; do
 		[ -r "$pdir/$p" ] && pp="$pp $p=$(cat "$pdir/$p")"
 	done
 	echo "# pvple-params$pp"

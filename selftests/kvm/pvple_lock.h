@@ -28,7 +28,12 @@
 
 FIXTURE(pvple) {};
 FIXTURE_SETUP(pvple) {}
-FIXTURE_TEARDOWN(pvple) {}
+/* A test that scaled the module's bounds (time_scale) leaves them as found. */
+FIXTURE_TEARDOWN(pvple)
+{
+	if (pvple_module_loaded())
+		pvple_param_set("time_scale", "1");
+}
 
 /* Guest state: one copy per VM, shared with the host through its HVA. */
 static __maybe_unused struct pvple_area guest_areas[PVPLE_MAX_VCPUS] __aligned(PVPLE_AREA_ALIGN);
@@ -80,6 +85,7 @@ static __maybe_unused const char *unsupported(bool need_ple)
 static __maybe_unused void set_params(const char *mode, const char *park_max_us)
 {
 	pvple_param_set("mode", mode);
+	pvple_param_set("time_scale", "1");
 	pvple_param_set("park_max_us", park_max_us);
 }
 

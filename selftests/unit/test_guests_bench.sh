@@ -986,7 +986,7 @@ check "tier A: per-window rates over the guarded windows, ABBA pairs, geometric 
 	gbcmp tiera "$tmp/tableA"
 check "tier A: a line per ABBA group" \
 	[ "$(grep -c '^[1-6] ' "$tmp/tableA")" = 6 ]
-{ echo "# pvple-params mode=auto slice_ext_us=1000 slice_step_us=0"; cat "$tmp/tiera"; } >"$tmp/tieraP"
+{ echo "# pvple-params mode=auto time_scale=20 slice_ext_us=50 slice_step_us=0"; cat "$tmp/tiera"; } >"$tmp/tieraP"
 "$top/scripts/guest/guests-table.sh" "$tmp/tieraP" >"$tmp/tableP" 2>&1
 { echo "# sched-feature NO_PICK_BUDDY"; echo "# sched-base-slice ns=2800000"; cat "$tmp/tiera"; } >"$tmp/tieraS"
 "$top/scripts/guest/guests-table.sh" "$tmp/tieraS" >"$tmp/tableS" 2>&1
@@ -994,7 +994,7 @@ check "tier A: the table says what L1's scheduler ran with, and nothing without 
 	sh -c "grep -qx 'L1 scheduler: features NO_PICK_BUDDY; base slice 2.80 ms' '$tmp/tableS' &&
 	       ! grep -q 'L1 scheduler' '$tmp/tableA'"
 check "tier A: the table says what kvm-pvple ran with, and says nothing without the record" \
-	sh -c "grep -qx 'kvm-pvple loaded with mode=auto slice_ext_us=1000 slice_step_us=0' '$tmp/tableP' &&
+	sh -c "grep -qx 'kvm-pvple loaded with mode=auto time_scale=20 slice_ext_us=50 slice_step_us=0' '$tmp/tableP' &&
 	       ! grep -q 'kvm-pvple loaded with' '$tmp/tableA'"
 check "tier A: the co-runner's rate per window on its own clock, ABBA pairs, geometric mean and CI" \
 	gbcmp tierah "$tmp/tableA"
@@ -1238,22 +1238,23 @@ check "per-run table: the share of yields whose target ran" \
 # slice counters per arm.  A windows add 40 reschedules in a section
 # each (10/s), B windows 8 (2/s): B/A 0.200, "falls by 80 %"; of their
 # yields, 1 in 4 reached the target in A windows, 3 in 4 in B windows.
-GB_DRY=1 GB_TIER=A GB_TA_GROUPS=1 GB_TA_PARAM=slice_ext_us GB_TA_A=0 GB_TA_B=200 \
+GB_DRY=1 GB_TIER=A GB_TA_GROUPS=1 GB_TA_PARAM=slice_ext_us GB_TA_A=0 GB_TA_B=10 \
 	GB_CPUS=0,1 sh "$l1" >"$tmp/planS" 2>&1
-# The last 1000: the script ends with the module on, and "on" with the
+# The last 50: the script ends with the module on, and "on" with the
 # module already loaded sets GB_SLICE_US (the test host's /init loads it
 # with the hardware default).
-check "tier A, GB_TA_PARAM=slice_ext_us: windows 0, 200, 200, 0, mode stays auto, the load-time value back, set again on a loaded module" \
-	sh -c "[ \"\$(sed -n 's|^# would run: \(sh -c \)\?echo \([0-9]*\) >/sys/module/kvm_pvple/parameters/slice_ext_us.*|\2|p' '$tmp/planS' | tr '\n' ' ')\" = '0 200 200 0 1000 1000 ' ] &&
+check "tier A, GB_TA_PARAM=slice_ext_us: windows 0, 10, 10, 0, mode stays auto, the load-time value back, set again on a loaded module" \
+	sh -c "[ \"\$(sed -n 's|^# would run: \(sh -c \)\?echo \([0-9]*\) >/sys/module/kvm_pvple/parameters/slice_ext_us.*|\2|p' '$tmp/planS' | tr '\n' ' ')\" = '0 10 10 0 50 50 ' ] &&
 	       [ \"\$(grep -c 'parameters/mode' '$tmp/planS')\" = 2 ] &&
-	       grep -q 'would run: insmod .*kvm-pvple.ko slice_ext_us=1000' '$tmp/planS'"
+	       grep -q 'would run: insmod .*kvm-pvple.ko time_scale=20 slice_ext_us=50' '$tmp/planS' &&
+	       grep -q 'would run: sh -c echo 20 >/sys/module/kvm_pvple/parameters/time_scale' '$tmp/planS'"
 # GB_SLICE_STEP_US: set on the loaded module beside slice_ext_us, and
 # only when given (the plan above, without it, writes no step).
-GB_DRY=1 GB_TIER=K GB_TA_GROUPS=1 GB_SLICE_STEP_US=100 \
+GB_DRY=1 GB_TIER=K GB_TA_GROUPS=1 GB_SLICE_STEP_US=10 \
 	GB_CPUS=0,1 sh "$l1" >"$tmp/planT" 2>&1
 check "GB_SLICE_STEP_US: slice_step_us given at load and written on a loaded module, not without it" \
-	sh -c "grep -q 'would run: sh -c echo 100 >/sys/module/kvm_pvple/parameters/slice_step_us' '$tmp/planT' &&
-	       grep -q 'would run: insmod .*kvm-pvple.ko slice_ext_us=1000 slice_step_us=100\$' '$tmp/planT' &&
+	sh -c "grep -q 'would run: sh -c echo 10 >/sys/module/kvm_pvple/parameters/slice_step_us' '$tmp/planT' &&
+	       grep -q 'would run: insmod .*kvm-pvple.ko time_scale=20 slice_ext_us=50 slice_step_us=10\$' '$tmp/planT' &&
 	       ! grep -q 'slice_step_us' '$tmp/planS'"
 awk 'BEGIN { d = 0; r = 0 }
 $2 == "ta-setup" { sub(/ b=auto$/, " param=slice_ext_us a=0 b=200") }
