@@ -144,9 +144,9 @@ struct pvple_stats {
  * or an ioctl's vcpu_load()); other vCPUs of the VM read those two and
  * queue on @waiters (park.c).  @preempt_*, @slice_granted, @slice_owed,
  * @slice_flag, @slice_switches and @slice_*_ns are the own task's too;
- * @slice_task and @slice_cpu are read by @slice_timer's callback (on the
- * CPU it was armed on), which writes @slice_fired for the task on that
- * CPU, and by pvple_slice_stop() (slice.c); @named_runs is written by
+ * @slice_task is read by @slice_timer's callback (on the CPU it was armed
+ * on), which writes @slice_fired for the task on that CPU; @slice_task,
+ * @slice_cpu and @slice_switches by pvple_slice_stop() too (slice.c); @named_runs is written by
  * the other vCPUs of the VM, a hint without ordering (slice.c).
  */
 struct pvple_vcpu {

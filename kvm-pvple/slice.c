@@ -62,8 +62,10 @@
  * it): a vCPU that went out to the VMM (a PIO or MMIO exit, a signal,
  * immediate_exit) with its grant running comes back through vcpu_load(),
  * and a request that is not set again there is lost -- update_curr()
- * raises the next one only at the next deadline, and an RT, deadline or
- * stopper task woken meanwhile gets none (wakeup_preempt() asked once).
+ * raises the next one only at the next deadline (or for a short-slice
+ * task's wake-up, did_preempt_short()), never while the vCPU task is
+ * the only fair task of its CPU, and an RT, deadline or stopper task
+ * woken meanwhile gets none (wakeup_preempt() asked once).
  * So every end that is not the hook's answer to a request
  * (pvple_slice_left(), pvple_slice_stop()) sets it again, and marks it
  * (@slice_owed): the hook refuses to extend it a second time
@@ -97,9 +99,10 @@
  * tif_need_resched() and the clear is cleared with the one the grant
  * holds, and comes back with it (the timer, or a give-back): delayed to
  * the bound, as upstream's is, never lost.  pvple_slice_stop() ends a
- * grant from a task that is not the grantee: it compares @slice_task with
- * the current task of @slice_cpu in an IPI there (never dereferencing
- * it), after hrtimer_cancel() has made sure the callback will not run.
+ * grant from a task that is not the grantee: it compares @slice_task and
+ * @slice_switches with the current task of @slice_cpu in an IPI there
+ * (the pointer never dereferenced; current's own counts read), after
+ * hrtimer_cancel() has made sure the callback will not run.
  */
 #include <linux/hrtimer.h>
 #include <linux/sched.h>
@@ -193,11 +196,27 @@ static void pvple_slice_give_back(struct pvple_vm *vm, struct pvple_vcpu *pv)
 	pvple_count(vm, PVPLE_STAT_SLICE_GIVEN_BACK);
 }
 
-/* In an IPI on the grant's CPU: its task, if it still runs there. */
-static void pvple_slice_give_back_here(void *task)
+/* Whom pvple_slice_stop() gives a request back to, and whether it did. */
+struct pvple_slice_owner {
+	struct task_struct *task;	/* compared, never dereferenced */
+	unsigned long switches;
+	bool raised;
+};
+
+/*
+ * In an IPI on the grant's CPU: the grant's task, if it runs there and
+ * was not switched out since the grant (current is live here: its
+ * counts can be read).
+ */
+static void pvple_slice_give_back_here(void *arg)
 {
-	if (current == task)
-		pvple_slice_raise();
+	struct pvple_slice_owner *o = arg;
+
+	if (current != o->task ||
+	    current->nvcsw + current->nivcsw != o->switches)
+		return;
+	pvple_slice_raise();
+	o->raised = true;
 }
 
 /**
@@ -220,8 +239,9 @@ static void pvple_slice_give_back_here(void *task)
  * switched out since the grant (its context-switch count), the request
  * the grant held is given back.  A load by another task (a VMM's ioctl
  * from another thread) leaves the grant to its own task and its timer;
- * the hook of that other task ends it (pvple_slice_stop()).  A switch
- * serves a request given back before: @slice_owed ends with it.
+ * that task's hook, at its first reschedule request, ends it
+ * (pvple_slice_stop()).  A switch serves a request given back before:
+ * @slice_owed ends with it.
  *
  * Context: the vCPU's own task, preemption off (the load hook).
  */
@@ -262,19 +282,29 @@ void pvple_slice_left(struct pvple_vm *vm, struct pvple_vcpu *pv,
  */
 void pvple_slice_stop(struct pvple_vm *vm, struct pvple_vcpu *pv)
 {
-	struct task_struct *t = READ_ONCE(pv->slice_task);
+	struct pvple_slice_owner o = {
+		.task = READ_ONCE(pv->slice_task),
+		.switches = pv->slice_switches,
+	};
 	int cpu = pv->slice_cpu;
 
 	if (!pv->slice_granted ||
 	    !pvple_slice_end(vm, pv, PVPLE_STAT_SLICE_LEFT))
 		return;
-	if (t == current) {
+	if (o.task == current) {
 		pvple_slice_give_back(vm, pv);
 		return;
 	}
-	/* -ENXIO: that CPU went offline, which moved the task: served. */
-	if (!smp_call_function_single(cpu, pvple_slice_give_back_here, t, 1))
-		pvple_count(vm, PVPLE_STAT_SLICE_GIVEN_BACK);
+	/*
+	 * -ENXIO: that CPU went offline, which moved the task: served.  The
+	 * caller keeps the grantee out of the hook (the vCPU's mutex, or no
+	 * vCPU task left in the module), so the mark is set after the IPI.
+	 */
+	smp_call_function_single(cpu, pvple_slice_give_back_here, &o, 1);
+	if (!o.raised)
+		return;
+	pv->slice_owed = true;
+	pvple_count(vm, PVPLE_STAT_SLICE_GIVEN_BACK);
 }
 
 /*
