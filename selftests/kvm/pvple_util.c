@@ -285,6 +285,64 @@ void pvple_param_set(const char *name, const char *val)
 	write_file(path, val);
 }
 
+/* Writes @val to @path, and says whether it could; never fails the test. */
+static bool write_quiet(const char *path, const char *val)
+{
+	FILE *f = fopen(path, "w");
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fputs(val, f) >= 0;
+	return !fclose(f) && ok;
+}
+
+#define PREEMPT_FILE	"/sys/kernel/debug/sched/preempt"
+#define CPU1_ONLINE	"/sys/devices/system/cpu/cpu1/online"
+
+/* The model pvple_preempt_set() found, for pvple_host_restore(). */
+static char preempt_was[16];
+
+bool pvple_preempt_set(const char *mode)
+{
+	char buf[128] = "", *lp, *rp;
+	FILE *f;
+
+	if (!preempt_was[0]) {
+		f = fopen(PREEMPT_FILE, "r");
+		if (!f)
+			return false;
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = 0;
+		fclose(f);
+		lp = strchr(buf, '(');
+		rp = lp ? strchr(lp, ')') : NULL;
+		if (!rp || rp - lp - 1 >= (long)sizeof(preempt_was))
+			return false;
+		memcpy(preempt_was, lp + 1, rp - lp - 1);
+	}
+	return write_quiet(PREEMPT_FILE, mode);
+}
+
+void pvple_host_restore(void)
+{
+	char buf[8] = "";
+	FILE *f;
+
+	if (pvple_module_loaded()) {
+		write_quiet("/sys/module/kvm_pvple/parameters/time_scale", "1");
+		write_quiet("/sys/module/kvm_pvple/parameters/slice_step_us", "0");
+	}
+	if (preempt_was[0] && write_quiet(PREEMPT_FILE, preempt_was))
+		preempt_was[0] = 0;
+	f = fopen(CPU1_ONLINE, "r");
+	if (f) {
+		if (fgets(buf, sizeof(buf), f) && buf[0] == '0')
+			write_quiet(CPU1_ONLINE, "1");
+		fclose(f);
+	}
+}
+
 void pvple_param_get(const char *name, char *buf, size_t len)
 {
 	char path[128];

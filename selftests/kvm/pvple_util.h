@@ -105,6 +105,17 @@ struct pvple_counts {
 
 /* Module parameters: set (failing the test on error) and read back. */
 void pvple_param_set(const char *name, const char *val);
+/*
+ * Switches the host's preemption model (PREEMPT_DYNAMIC's debugfs file),
+ * saving the one it found first; false if it cannot.
+ */
+bool pvple_preempt_set(const char *mode);
+/*
+ * Puts back what a test may change on the host: the module's time_scale
+ * and slice_step_us, the preemption model pvple_preempt_set() found, CPU 1
+ * online.  For a fixture's teardown: it never fails the test.
+ */
+void pvple_host_restore(void);
 void pvple_param_get(const char *name, char *buf, size_t len);
 
 /*
