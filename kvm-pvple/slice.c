@@ -16,11 +16,12 @@
  * just before VM entry.  The hook (hooks.c) runs pvple_slice_resched()
  * there, before the flag is read.  The other points, not covered:
  *  - preempt=full: the preempt_enable() after the VM exit in
- *    vcpu_enter_guest(), and the preempt_enable_notrace() that ends
- *    ftrace's own callback (ftrace_ops_assist_func()), schedule before the
- *    redirect runs; it then finds no request and does nothing.  The
- *    distro kernels pvple targets boot PREEMPT_DYNAMIC voluntary, where
- *    neither does (design.rst).
+ *    vcpu_enter_guest(), and the preempt_enable_notrace() of the
+ *    recursion guard that ends pvple's ftrace callback
+ *    (ftrace_test_recursion_unlock() in pvple_ftrace_redirect()),
+ *    schedule before the redirect runs; it then finds no request and
+ *    does nothing.  The distro kernels pvple targets boot PREEMPT_DYNAMIC
+ *    voluntary, where neither does (design.rst).
  *  - cond_resched() and might_sleep() points inside exit handlers (the
  *    MMU's fault-in, the emulator's): a host request is honoured there
  *    too, with no hook before it.
@@ -505,8 +506,9 @@ long pvple_slice_done(struct kvm_vcpu *vcpu)
  * the guest's preemption count and the vCPU's own record (which may
  * sleep: a fault), then, with preemption off, checks that the request is
  * still there -- a read that slept, or under preempt=full the
- * preempt_enable_notrace() of ftrace's callback (ftrace_ops_assist_func()),
- * may have honoured it already -- asks pvple_slice_decide() and grants,
+ * preempt_enable_notrace() that ends the recursion guard of pvple's
+ * ftrace callback (ftrace_test_recursion_unlock()), may have honoured it
+ * already -- asks pvple_slice_decide() and grants,
  * ends a grant, or does nothing.  A vCPU that registered no count (a guest
  * without PREEMPT_COUNT, or one whose memory is encrypted) costs one
  * lookup.
