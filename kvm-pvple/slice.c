@@ -114,6 +114,16 @@
 #include "pvple_trace.h"
 
 /*
+ * How often the current task was switched out: __schedule() adds to one
+ * of the two only when it switches to another task (prev != next), never
+ * when it picks the same one.  Equal before and after: no switch.
+ */
+static unsigned long pvple_switches(void)
+{
+	return current->nvcsw + current->nivcsw;
+}
+
+/*
  * Ask the current task to reschedule, both halves of the request, as
  * resched_curr() does for the task running on this CPU.  Interrupts off.
  */
@@ -213,8 +223,7 @@ static void pvple_slice_give_back_here(void *arg)
 {
 	struct pvple_slice_owner *o = arg;
 
-	if (current != o->task ||
-	    current->nvcsw + current->nivcsw != o->switches)
+	if (current != o->task || pvple_switches() != o->switches)
 		return;
 	pvple_slice_raise();
 	o->raised = true;
@@ -255,7 +264,7 @@ void pvple_slice_left(struct pvple_vm *vm, struct pvple_vcpu *pv,
 		pv->slice_owed = false;
 	if (!pv->slice_granted || READ_ONCE(pv->slice_task) != current)
 		return;
-	switches = current->nvcsw + current->nivcsw;
+	switches = pvple_switches();
 	if (pvple_slice_end(vm, pv, pv->slice_done_ns ? PVPLE_STAT_SLICE_DONE :
 			    PVPLE_STAT_SLICE_LEFT) &&
 	    switches == pv->slice_switches)
@@ -343,7 +352,7 @@ static void pvple_slice_grant(struct pvple_vm *vm, struct pvple_vcpu *pv,
 	pvple_slice_hold();
 	WRITE_ONCE(pv->slice_task, current);
 	pv->slice_cpu = smp_processor_id();
-	pv->slice_switches = current->nvcsw + current->nivcsw;
+	pv->slice_switches = pvple_switches();
 	pv->slice_granted = true;
 	pv->slice_done_ns = 0;
 	pv->slice_start_ns = ktime_get_ns();
