@@ -103,7 +103,16 @@
  * grant from a task that is not the grantee: it compares @slice_task and
  * @slice_switches with the current task of @slice_cpu in an IPI there
  * (the pointer never dereferenced; current's own counts read), after
- * hrtimer_cancel() has made sure the callback will not run.
+ * hrtimer_cancel() has made sure the callback will not run.  The IPI
+ * handler stores its answer (@raised) before it returns, and
+ * smp_call_function_single() with wait returns only after
+ * csd_lock_wait() has seen the handler's csd_unlock()
+ * (smp_cond_load_acquire() against smp_store_release(), kernel/smp.c):
+ * the caller then reads the answer, marks the request (@slice_owed) and
+ * counts it.  Without that pair a request set in the IPI could go unmarked
+ * and be extended a second time.  @slice_owed itself is written and read
+ * under the vCPU's mutex (its KVM_RUN, or the ioctl that reset it), or
+ * after the last vCPU task left (teardown, unload), so no barrier more.
  */
 #include <linux/hrtimer.h>
 #include <linux/sched.h>
