@@ -358,6 +358,24 @@ int pvple_hooks_init(void)
 }
 
 /**
+ * pvple_slice_hooked() - Is the vCPU's return to the guest hooked?
+ *
+ * Its hook is optional, as kvm_set_cpuid()'s: without it no reschedule
+ * request reaches the slice extension, and slice_ext_us= does nothing.
+ *
+ * Return: true if the hook on the return to the guest is registered.
+ */
+bool pvple_slice_hooked(void)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(pvple_hooks); i++)
+		if (pvple_hooks[i].redirect == pvple_xfer_redirect)
+			return pvple_hooks[i].registered;
+	return false;
+}
+
+/**
  * pvple_cpuid_hooked() - Is kvm_set_cpuid() hooked?
  *
  * Is kvm_set_cpuid() hooked, i.e. can l3_cache= do anything?  Its hook is

@@ -23,6 +23,7 @@ static void pvple_hc_count(struct kvm *kvm, enum pvple_hc_action action)
 		[PVPLE_HC_UNREGISTER]	= PVPLE_STAT_HC_UNREGISTER,
 		[PVPLE_HC_PARK]		= PVPLE_NR_STATS,
 		[PVPLE_HC_SLICE_DONE]	= PVPLE_NR_STATS,
+		[PVPLE_HC_FEATURES]	= PVPLE_STAT_HC_FEATURES,
 		[PVPLE_HC_UNKNOWN]	= PVPLE_STAT_HC_UNKNOWN,
 	};
 	struct pvple_vm *vm;
@@ -50,7 +51,7 @@ static void pvple_hc_count(struct kvm *kvm, enum pvple_hc_action action)
  * number outside pvple's range goes to KVM untouched.  One of pvple's is
  * counted, in KVM's per-vCPU statistic too, as stock KVM would, and
  * dispatched to registration (abi.c), the park (spin.c) or the slice
- * extension (slice.c).  A 32-bit
+ * extension (slice.c: its end, and what the host offers).  A 32-bit
  * guest's @a0 and @a1 are truncated to 32 bits, as KVM does.
  *
  * Context: the vCPU's task, in KVM_RUN, kvm->srcu held; may sleep (a yield
@@ -59,7 +60,8 @@ static void pvple_hc_count(struct kvm *kvm, enum pvple_hc_action action)
  * Return: what KVM returns for a number outside pvple's range.  For one
  * of pvple's: -KVM_EPERM from guest user mode, PVPLE_ABI_VERSION for the
  * probe, pvple_register()'s, pvple_unregister()'s,
- * pvple_park_hypercall()'s or pvple_slice_done()'s result, or
+ * pvple_park_hypercall()'s, pvple_slice_done()'s or
+ * pvple_slice_features()'s result, or
  * -KVM_ENOSYS for a number in the
  * range that names no call.
  */
@@ -102,6 +104,9 @@ unsigned long pvple_hypercall(struct kvm_vcpu *vcpu, unsigned long nr,
 		break;
 	case PVPLE_HC_SLICE_DONE:
 		ret = pvple_slice_done(vcpu);
+		break;
+	case PVPLE_HC_FEATURES:
+		ret = pvple_slice_features(vcpu);
 		break;
 	default:
 		ret = -KVM_ENOSYS;

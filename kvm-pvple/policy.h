@@ -20,6 +20,7 @@ enum pvple_hc_action {
 	PVPLE_HC_UNREGISTER,
 	PVPLE_HC_PARK,
 	PVPLE_HC_SLICE_DONE,
+	PVPLE_HC_FEATURES,
 	PVPLE_HC_UNKNOWN,	/* in our range, no such call: -KVM_ENOSYS */
 };
 
@@ -286,6 +287,7 @@ struct pvple_slice_in {
 void pvple_slice_rec(struct pvple_slice_in *in, enum pvple_rec r, __u64 wait);
 enum pvple_slice pvple_slice_decide(const struct pvple_slice_in *in);
 enum pvple_slice_gate pvple_slice_gate(const struct pvple_slice_env *e);
+__u64 pvple_hc_features(bool on, bool counted, enum pvple_slice_gate gate);
 bool pvple_slice_in_cs(const struct pvple_slice_in *in);
 
 #endif /* _KVM_PVPLE_POLICY_H */

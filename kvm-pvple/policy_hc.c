@@ -40,6 +40,8 @@ enum pvple_hc_action pvple_hc_decode(unsigned long nr, int op_64_bit, int cpl)
 		return PVPLE_HC_PARK;
 	case KVM_HC_PVPLE_SLICE_DONE:
 		return PVPLE_HC_SLICE_DONE;
+	case KVM_HC_PVPLE_FEATURES:
+		return PVPLE_HC_FEATURES;
 	default:
 		return PVPLE_HC_UNKNOWN;
 	}
@@ -80,4 +82,24 @@ bool pvple_hc_park_throttled(__u64 now_ns, __u64 *last_ns, __u64 gap_ns)
 		return true;
 	*last_ns = now_ns;
 	return false;
+}
+
+/**
+ * pvple_hc_features() - What KVM_HC_PVPLE_FEATURES answers (ABI 5).
+ * @on: the extension is on for the vCPU: slice_ext_us non-zero, the VM's
+ *	mode not off, the vCPU's return to the guest hooked.
+ * @counted: the vCPU registered a preemption count for the host to read.
+ * @gate: pvple_slice_gate() for a fresh request of the vCPU now.
+ *
+ * The guest turns its end-of-section test on only for PVPLE_F_SLICE, so
+ * that it runs no code on its unlock path for a host that never grants.
+ *
+ * Return: PVPLE_F_SLICE if a request of the vCPU inside a section would
+ * be extended now, else 0.
+ */
+__u64 pvple_hc_features(bool on, bool counted, enum pvple_slice_gate gate)
+{
+	if (on && counted && gate == PVPLE_GATE_OPEN)
+		return PVPLE_F_SLICE;
+	return 0;
 }

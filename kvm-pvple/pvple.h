@@ -39,6 +39,7 @@ enum pvple_stat {
 	PVPLE_STAT_HC_REGISTER,
 	PVPLE_STAT_HC_UNREGISTER,
 	PVPLE_STAT_HC_PARK,
+	PVPLE_STAT_HC_FEATURES,
 	PVPLE_STAT_HC_UNKNOWN,
 	PVPLE_STAT_HC_EPERM,
 	PVPLE_STAT_HC_THROTTLED,
@@ -511,6 +512,7 @@ void pvple_slice_stop(struct pvple_vm *vm, struct pvple_vcpu *pv);
 void pvple_slice_init(struct pvple_vcpu *pv);
 void pvple_slice_resched(struct kvm_vcpu *vcpu);
 long pvple_slice_done(struct kvm_vcpu *vcpu);
+long pvple_slice_features(struct kvm_vcpu *vcpu);
 void pvple_slice_named(struct pvple_vcpu *tpv, enum pvple_target state);
 bool pvple_slice_may_hold(struct pvple_vcpu *pv);
 bool pvple_slice_held(struct kvm_vcpu *vcpu, struct pvple_vcpu *pv);
@@ -523,5 +525,6 @@ void pvple_cpuid_set(struct kvm_vcpu *vcpu, struct kvm_cpuid_entry2 *e2,
 int pvple_hooks_init(void);
 void pvple_hooks_exit(void);
 bool pvple_cpuid_hooked(void);
+bool pvple_slice_hooked(void);
 
 #endif /* _KVM_PVPLE_H */

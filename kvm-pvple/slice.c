@@ -420,18 +420,17 @@ static bool pvple_slice_allowed(struct task_struct *t)
  *  - a nested guest: is_guest_mode() (arch/x86/kvm/kvm_cache_regs.h,
  *    not in the headers a module sees: the same test of HF_GUEST_MASK);
  *  - hrtimer_resolution: without high-resolution timers it is a tick;
- *  - a request a grant gave back.
- * Preemption off.
+ *  - a request a grant gave back (@owed).
+ * The vCPU's own task.
  */
 static enum pvple_slice_gate pvple_slice_gate_now(struct kvm_vcpu *vcpu,
-						  struct pvple_vcpu *pv,
-						  unsigned int us)
+						  bool owed, unsigned int us)
 {
 	struct pvple_slice_env e = {
 		.model_ok = preempt_model_none() || preempt_model_voluntary(),
 		.rt_task = rt_or_dl_task(current),
 		.nested = vcpu->arch.hflags & HF_GUEST_MASK,
-		.owed = pv->slice_owed,
+		.owed = owed,
 		.resolution_ns = hrtimer_resolution,
 		.bound_ns = pvple_bound_ns(us),
 	};
@@ -517,6 +516,38 @@ long pvple_slice_done(struct kvm_vcpu *vcpu)
 }
 
 /**
+ * pvple_slice_features() - What the host offers (KVM_HC_PVPLE_FEATURES).
+ * @vcpu: the calling vCPU.
+ *
+ * Whether a request of this vCPU inside a section would be extended now
+ * (pvple_hc_features()): the guest turns its end-of-section test on only
+ * then (ABI 5).  The same tests as a request meets in
+ * pvple_slice_resched(), less those of one moment: a pending signal, a
+ * nested guest (the vCPU runs L1 code to make this call), a request given
+ * back.  Only this vCPU's own state and the host's are read: the answer
+ * says nothing of another VM.
+ *
+ * Context: the vCPU's own task, in its exit, kvm->srcu held.
+ *
+ * Return: PVPLE_F_* for this vCPU, or -PVPLE_ENOTREG without a registered
+ * area.
+ */
+long pvple_slice_features(struct kvm_vcpu *vcpu)
+{
+	unsigned int us = READ_ONCE(pvple_slice_ext_us);
+	struct pvple_vcpu *pv;
+	struct pvple_vm *vm;
+	bool on;
+
+	vm = pvple_lookup(vcpu, &pv);
+	if (!pv || !READ_ONCE(pv->registered))
+		return -PVPLE_ENOTREG;
+	on = us && pvple_vm_mode(vm) != PVPLE_MODE_OFF && pvple_slice_hooked();
+	return pvple_hc_features(on, pv->preempt_gpa,
+				 pvple_slice_gate_now(vcpu, false, us));
+}
+
+/**
  * pvple_slice_resched() - A vCPU task is about to be rescheduled.
  * @vcpu: the vCPU, on its way back into the guest.
  *
@@ -573,7 +604,7 @@ void pvple_slice_resched(struct kvm_vcpu *vcpu)
 	}
 	in.on = us && pvple_vm_mode(vm) != PVPLE_MODE_OFF &&
 		pvple_slice_allowed(current);
-	in.gate = pvple_slice_gate_now(vcpu, pv, us);
+	in.gate = pvple_slice_gate_now(vcpu, pv->slice_owed, us);
 	/* The request given back is this one, or was served before it. */
 	pv->slice_owed = false;
 	in.granted = pv->slice_granted;

@@ -18,6 +18,7 @@ static const char * const pvple_stat_names[PVPLE_NR_STATS] = {
 	[PVPLE_STAT_HC_REGISTER]	= "hc_register",
 	[PVPLE_STAT_HC_UNREGISTER]	= "hc_unregister",
 	[PVPLE_STAT_HC_PARK]		= "hc_park",
+	[PVPLE_STAT_HC_FEATURES]	= "hc_features",
 	[PVPLE_STAT_HC_UNKNOWN]		= "hc_unknown",
 	[PVPLE_STAT_HC_EPERM]		= "hc_eperm",
 	[PVPLE_STAT_HC_THROTTLED]	= "hc_throttled",

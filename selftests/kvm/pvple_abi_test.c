@@ -398,8 +398,9 @@ static void guest_hostile(u32 id)
 			      0, 0);
 	/* ABI v4: the end of a section, with no grant running. */
 	r[28] = kvm_hypercall(KVM_HC_PVPLE_SLICE_DONE, 0, 0, 0, 0);
-	/* A v3 area on this v4 host: refused, and the old area is gone. */
-	r[29] = kvm_hypercall(KVM_HC_PVPLE_REGISTER, gpa, 3, 0, 0);
+	/* An area of the version before on this host: refused, the old gone. */
+	r[29] = kvm_hypercall(KVM_HC_PVPLE_REGISTER, gpa,
+			      PVPLE_ABI_VERSION - 1, 0, 0);
 	r[30] = kvm_hypercall(KVM_HC_PVPLE_SLICE_DONE, 0, 0, 0, 0);
 	GUEST_DONE();
 }
@@ -452,7 +453,7 @@ TEST_F_TIMEOUT(pvple, hostile_input, HARNESS_TIMEOUT_S)
 	ASSERT_EQ(r[26], (u64)-KVM_EFAULT);	/* ... outside every memslot */
 	ASSERT_EQ(r[27], 0);			/* ... in the area's page */
 	ASSERT_EQ(r[28], 0);			/* no grant: nothing to end */
-	ASSERT_EQ(r[29], (u64)-KVM_EOPNOTSUPP);	/* v3 area: refused */
+	ASSERT_EQ(r[29], (u64)-KVM_EOPNOTSUPP);	/* v4 area: refused */
 	ASSERT_EQ(r[30], (u64)-PVPLE_ENOTREG);	/* ... and none left */
 
 	ASSERT_TRUE(pvple_vm_counts(vm, &c));

@@ -44,14 +44,16 @@ static u64 next(u64 *s)
 	return *s;
 }
 
-/* The probe's answer is among the park's below. */
-static_assert(PVPLE_ABI_VERSION <= PVPLE_PARK_IDLE);
+/* The features' answers (0, PVPLE_F_SLICE) are among the park's below. */
+static_assert(PVPLE_F_SLICE <= PVPLE_PARK_IDLE);
 
 /* Every answer the ABI documents, for any call in pvple's range. */
 static bool documented(long ret)
 {
+	if (ret == PVPLE_ABI_VERSION)		/* the probe */
+		return true;
 	switch (ret) {
-	case PVPLE_PARK_RAN ... PVPLE_PARK_IDLE:	/* and the version, 4 */
+	case PVPLE_PARK_RAN ... PVPLE_PARK_IDLE:	/* and the features */
 	case -KVM_ENOSYS:
 	case -KVM_EFAULT:
 	case -KVM_EINVAL:
@@ -70,8 +72,8 @@ static u64 pick_nr(u64 r)
 	static const u64 special[] = {
 		KVM_HC_PVPLE_PROBE, KVM_HC_PVPLE_REGISTER,
 		KVM_HC_PVPLE_UNREGISTER, KVM_HC_PVPLE_PARK,
-		KVM_HC_PVPLE_SLICE_DONE, KVM_HC_PVPLE_END - 1,
-		KVM_HC_PVPLE_SLICE_DONE + 1,
+		KVM_HC_PVPLE_SLICE_DONE, KVM_HC_PVPLE_FEATURES,
+		KVM_HC_PVPLE_END - 1, KVM_HC_PVPLE_FEATURES + 1,
 		KVM_HC_PVPLE_PARK | (1ULL << 32),
 	};
 

@@ -922,4 +922,93 @@ TEST_F_TIMEOUT(pvple, held_holder_keeps_its_cpu, HARNESS_TIMEOUT_S)
 	ASSERT_EQ(c.held_spin, 0);
 }
 
+/*
+ * ABI 5: what KVM_HC_PVPLE_FEATURES answers vCPU 0 before it registers,
+ * registered without a preemption count, with one, and after an ABI 4
+ * registration was refused.
+ */
+static void guest_features(u32 id)
+{
+	struct pvple_area *a = &guest_areas[id];
+	u64 gpa = guest_area_gpa[id], *r = guest_res[id];
+
+	r[0] = kvm_hypercall(KVM_HC_PVPLE_FEATURES, 0, 0, 0, 0);
+	r[1] = pvple_guest_register(a, gpa);
+	r[2] = kvm_hypercall(KVM_HC_PVPLE_FEATURES, 0, 0, 0, 0);
+	r[3] = pvple_guest_register_all(a, gpa, (u64)__executable_start,
+					(u64)etext, guest_count_gpa);
+	r[4] = kvm_hypercall(KVM_HC_PVPLE_FEATURES, 0, 0, 0, 0);
+	r[5] = kvm_hypercall(KVM_HC_PVPLE_REGISTER, gpa, 4, 0, 0);
+	r[6] = kvm_hypercall(KVM_HC_PVPLE_FEATURES, 0, 0, 0, 0);
+	GUEST_DONE();
+}
+
+/*
+ * guest_features() in mode @mode with slice_ext_us=@us, its vCPU thread
+ * SCHED_FIFO if @rt; returns what the registered vCPU with a count was
+ * answered, after checking the other answers, which no setting changes.
+ */
+static u64 features_with(struct __test_metadata *_metadata, const char *mode,
+			 const char *us, bool rt)
+{
+	struct sched_param sp = { .sched_priority = rt };
+	struct pvple_vcpu_thread t[1];
+	struct pvple_counts c;
+	struct kvm_vm *vm;
+
+	set_params(mode, "2000");
+	pvple_param_set("slice_ext_us", us);
+	memset(guest_res, 0, sizeof(guest_res));
+	vm = create_section_vm(t, 1, guest_features);
+	/* The vCPU thread, created next, inherits the policy. */
+	ASSERT_EQ(pthread_setschedparam(pthread_self(),
+					rt ? SCHED_FIFO : SCHED_OTHER, &sp), 0);
+	pvple_run_vcpus(t, 1, TIMEOUT_S);
+	sp.sched_priority = 0;
+	ASSERT_EQ(pthread_setschedparam(pthread_self(), SCHED_OTHER, &sp), 0);
+	sync_global_from_guest(vm, guest_res);
+	ASSERT_TRUE(pvple_vm_counts(vm, &c));
+	kvm_vm_free(vm);
+	ASSERT_EQ(guest_res[0][0], (u64)-PVPLE_ENOTREG);
+	ASSERT_EQ(guest_res[0][1], 0);
+	ASSERT_EQ(guest_res[0][2], 0);		/* no count: nothing to grant */
+	ASSERT_EQ(guest_res[0][3], 0);
+	ASSERT_EQ(guest_res[0][5], (u64)-KVM_EOPNOTSUPP);	/* ABI 4 */
+	ASSERT_EQ(guest_res[0][6], (u64)-PVPLE_ENOTREG);
+	ASSERT_EQ(c.hc_features, 4);
+	return guest_res[0][4];
+}
+
+/*
+ * The guest series turns its end-of-section test on only for a host that
+ * answers PVPLE_F_SLICE: it must be set exactly where a request inside a
+ * section would be extended -- the extension on, mode not off, a fair
+ * vCPU thread, a preemption model of none or voluntary.
+ */
+TEST_F_TIMEOUT(pvple, slice_features_say_whether_it_grants, HARNESS_TIMEOUT_S)
+{
+	u64 on, zero, off, rt, full = 0;
+	bool switched;
+
+	if (unsupported(false))
+		SKIP(return, "%s", unsupported(false));
+	on = features_with(_metadata, "auto", EXT_US_S, false);
+	zero = features_with(_metadata, "auto", "0", false);
+	off = features_with(_metadata, "off", EXT_US_S, false);
+	rt = features_with(_metadata, "auto", EXT_US_S, true);
+	switched = !preempt_full() && pvple_preempt_set("full");
+	if (switched)
+		full = features_with(_metadata, "auto", EXT_US_S, false);
+	pvple_host_restore();
+	ksft_print_msg("features: on %lu, slice_ext_us=0 %lu, mode=off %lu, SCHED_FIFO %lu\n",
+		       on, zero, off, rt);
+	ksft_print_msg("features: preempt=full %s\n",
+		       switched ? (full ? "1" : "0") : "not switched");
+	ASSERT_EQ(on, preempt_full() ? 0 : PVPLE_F_SLICE);
+	ASSERT_EQ(zero, 0);
+	ASSERT_EQ(off, 0);
+	ASSERT_EQ(rt, 0);
+	ASSERT_EQ(full, 0);
+}
+
 TEST_HARNESS_MAIN

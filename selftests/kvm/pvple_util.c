@@ -76,8 +76,8 @@ bool pvple_vm_counts(struct kvm_vm *vm, struct pvple_counts *c)
 	} fields[] = {
 #define F(x) { #x, offsetof(struct pvple_counts, x) }
 		F(ple_exits), F(hypercalls), F(hc_probe), F(hc_register),
-		F(hc_unregister), F(hc_park), F(hc_unknown), F(hc_eperm),
-		F(hc_throttled), F(unreg_reset),
+		F(hc_unregister), F(hc_park), F(hc_features), F(hc_unknown),
+		F(hc_eperm), F(hc_throttled), F(unreg_reset),
 		F(sched_in), F(vcpu_load), F(stock), F(spin),
 		F(yield_tried), F(yield_ok), F(parks), F(wake_sched_in),
 		F(wake_timeout), F(wake_event), F(wake_teardown), F(park_ns),

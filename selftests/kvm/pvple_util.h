@@ -23,6 +23,7 @@ struct pvple_counts {
 	u64 hc_register;
 	u64 hc_unregister;
 	u64 hc_park;
+	u64 hc_features;
 	u64 hc_unknown;
 	u64 hc_eperm;
 	u64 sched_in;

@@ -25,7 +25,8 @@ static const char * const names[] = {
 	[PVPLE_HC_NOT_OURS] = "not-ours", [PVPLE_HC_EPERM] = "eperm",
 	[PVPLE_HC_PROBE] = "probe", [PVPLE_HC_REGISTER] = "register",
 	[PVPLE_HC_UNREGISTER] = "unregister", [PVPLE_HC_PARK] = "park",
-	[PVPLE_HC_SLICE_DONE] = "slice-done", [PVPLE_HC_UNKNOWN] = "unknown",
+	[PVPLE_HC_SLICE_DONE] = "slice-done", [PVPLE_HC_FEATURES] = "features",
+	[PVPLE_HC_UNKNOWN] = "unknown",
 };
 
 #define SELF	3
@@ -841,7 +842,10 @@ static const struct {
 	  PVPLE_HC_SLICE_DONE },
 	{ "slice done from CPL 3", KVM_HC_PVPLE_SLICE_DONE, 1, 3,
 	  PVPLE_HC_EPERM },
-	{ "one past slice done: no such call", KVM_HC_PVPLE_SLICE_DONE + 1, 1,
+	{ "features", KVM_HC_PVPLE_FEATURES, 1, 0, PVPLE_HC_FEATURES },
+	{ "features, 32-bit", KVM_HC_PVPLE_FEATURES, 0, 0, PVPLE_HC_FEATURES },
+	{ "features from CPL 3", KVM_HC_PVPLE_FEATURES, 1, 3, PVPLE_HC_EPERM },
+	{ "one past features: no such call", KVM_HC_PVPLE_FEATURES + 1, 1,
 	  0, PVPLE_HC_UNKNOWN },
 	{ "last reserved number", KVM_HC_PVPLE_END - 1, 1, 0, PVPLE_HC_UNKNOWN },
 	{ "one below the range", KVM_HC_PVPLE_BASE - 1, 1, 0, PVPLE_HC_NOT_OURS },
@@ -1133,6 +1137,32 @@ static unsigned int test_slice_gate(bool run)
 	return 0;
 }
 
+/*
+ * The features answer (ABI 5): PVPLE_F_SLICE exactly when the extension is
+ * on, the vCPU registered a count and no gate refuses, over every input.
+ */
+static unsigned int test_hc_features(bool run)
+{
+	unsigned int bad = 0, set = 0, g, on, counted;
+
+	if (!run)
+		return 2;
+	for (g = 0; g < PVPLE_NR_GATES; g++)
+		for (on = 0; on < 2; on++)
+			for (counted = 0; counted < 2; counted++) {
+				__u64 f = pvple_hc_features(on, counted, g);
+				bool want = on && counted &&
+					    g == PVPLE_GATE_OPEN;
+
+				bad += f != (want ? PVPLE_F_SLICE : 0);
+				set += !!f;
+			}
+	ksft_test_result(!bad, "features: the slice bit iff on, counted and open\n");
+	ksft_test_result(set == 1, "features: one input of %u sets it\n",
+			 PVPLE_NR_GATES * 4);
+	return 0;
+}
+
 static unsigned int test_slice_rec(bool run)
 {
 	static const struct {
@@ -1211,6 +1241,7 @@ static unsigned int (*const tests[])(bool run) = {
 	test_walks, test_decide_table, test_decide_properties, test_classify,
 	test_hc_filter, test_throttle, test_irq_on, test_stock_result,
 	test_registration, test_slice, test_slice_gate, test_slice_rec, test_held,
+	test_hc_features,
 };
 
 int main(void)

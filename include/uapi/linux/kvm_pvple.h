@@ -17,6 +17,11 @@
  * know, and the host refuses to register an area of any other version
  * (-KVM_EOPNOTSUPP).
  *
+ * 5: KVM_HC_PVPLE_FEATURES says what the host offers a registered vCPU;
+ *    PVPLE_F_SLICE, that it extends slices at all, so that a guest runs
+ *    no code on its unlock path for a host that never sets @slice.  A v4
+ *    guest is refused by a v5 host (-KVM_EOPNOTSUPP), and refuses one
+ *    (its probe answers 5): it then runs as an unpatched guest.
  * 4: the host writes one field of the area, @slice, while it holds a
  *    reschedule of the vCPU back for it (the slice extension); the guest
  *    ends that grant at the end of its section (KVM_HC_PVPLE_SLICE_DONE).
@@ -32,7 +37,7 @@
  *    PVPLE_ROLE_UNKNOWN.
  * 1: first version (seq, state, target, role).  Refused by a v2 host.
  */
-#define PVPLE_ABI_VERSION		4
+#define PVPLE_ABI_VERSION		5
 
 /*
  * Hypercall numbers.  Upstream KVM allocates KVM_HC_* densely from 1 (12 is
@@ -55,6 +60,8 @@
 #define KVM_HC_PVPLE_PARK		(KVM_HC_PVPLE_BASE + 3)
 /* () -> 0: the section @slice was set for has ended (ABI 4) */
 #define KVM_HC_PVPLE_SLICE_DONE		(KVM_HC_PVPLE_BASE + 4)
+/* () -> PVPLE_F_* the host offers this registered vCPU now (ABI 5) */
+#define KVM_HC_PVPLE_FEATURES		(KVM_HC_PVPLE_BASE + 5)
 /* One past the last number the host reserves for pvple. */
 #define KVM_HC_PVPLE_END		(KVM_HC_PVPLE_BASE + 0x100)
 
@@ -66,6 +73,25 @@
  * migrated).  The guest should register again.
  */
 #define PVPLE_ENOTREG			1001
+
+/*
+ * Answers of KVM_HC_PVPLE_FEATURES (non-negative), for the calling vCPU
+ * at the time of the call: a host module parameter, the host's
+ * preemption model or the vCPU thread's scheduling class may change
+ * afterwards.  A guest asks once, after it registered; what changes later
+ * costs it nothing but an early end: a host that starts granting later
+ * sees its grants run to their bound, and a guest whose host stops pays
+ * one per-CPU load per unlock.  A vCPU that has not registered is
+ * answered -PVPLE_ENOTREG.  Bits not defined here are 0.
+ *
+ * PVPLE_F_SLICE: the host extends a reschedule of this vCPU while its
+ * registered preemption count is non-zero, and writes @slice while it
+ * does (slice_ext_us non-zero, the VM's mode not off, the host able to
+ * hook its return to the guest, a preemption model of none or voluntary,
+ * a timer fine enough for the bound, a vCPU thread that is not RT or
+ * deadline).  Never set for a vCPU that registered no preemption count.
+ */
+#define PVPLE_F_SLICE			(1ULL << 0)
 
 /* Results of KVM_HC_PVPLE_PARK (non-negative). */
 enum pvple_park_result {
