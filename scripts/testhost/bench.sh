@@ -17,9 +17,13 @@
 #          each workload in its own boot, then the A/A gate over them),
 #          with L0's steal time recorded per workload
 #          (scripts/guest/steal-rec.sh).
+#  unlock  scripts/guest/l1-unlock-cost.sh: what the guest series' unlock
+#          costs with its end-of-section test on (the host grants) and
+#          off, uncontended, in a 2-vCPU nested guest: paired, with an
+#          A/A row.
 #  profile (only when asked) perf in L1 over pvple_bench's PLE exits
 #          with no target, stock and pvple: where the time goes.
-# PVPLE_BENCH_ONLY=ple|l3|guests|profile runs one of them.  The tables also go to
+# PVPLE_BENCH_ONLY=ple|l3|unlock|guests|profile runs one of them.  The tables also go to
 # files named on the last lines, so that a later run can be compared.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -210,6 +214,30 @@ bench_l3() {
 	echo "L3 rows written to $table"
 }
 
+# The unlock bench: one boot, L2_COST_BLOCKS blocks of three guest boots
+# (scripts/guest/l1-unlock-cost.sh); its table from every round's time
+# (scripts/guest/unlock-cost.awk).  A boot whose guest key did not follow
+# the host fails the bench.
+bench_unlock() {
+	"$PVPLE_TOP/scripts/guest/build.sh" || die "guest kernel build failed"
+	local rc table=$out/unlock-$stamp.txt
+	PVPLE_L1_SMP=${PVPLE_L1_SMP:-1} boot_nested unlock unlockbench \
+		L2_COST_BLOCKS="${L2_COST_BLOCKS:-6}"
+	rc=$?
+	grep -a '^# cost \|^# block\|^not ok' "$out/unlock/results.tap" >"$table.log"
+	awk -f "$PVPLE_TOP/scripts/guest/gb-stats.awk" \
+	    -f "$PVPLE_TOP/scripts/guest/unlock-cost.awk" "$table.log" >"$table"
+	echo
+	cat "$table"
+	if [ "$rc" != 0 ]; then
+		grep -E '^  (L1|unlockbench: not ok)' "$out/unlock.verdict"
+		grep '^# block\|^not ok' "$table.log"
+		echo "the unlock bench boot failed; logs in $out/unlock"
+		exit 1
+	fi
+	echo "unlock rows written to $table (raw: $table.log)"
+}
+
 # Per configuration, from the "# NAME: index3=L secs=S res=R cal=C
 # exits=E" lines: totals over its runs, per 1000 pipe passes, with the
 # range of the per-run IPI figure (the noise); ratios against "none".
@@ -269,6 +297,7 @@ bench_profile() {
 
 case $only in
 l3) bench_l3; exit ;;
+unlock) bench_unlock; exit ;;
 guests) bench_guests; exit ;;
 profile) bench_profile; exit ;;
 esac
@@ -298,4 +327,5 @@ fi
 echo "bench rows written to $table"
 [ "$only" = ple ] && exit
 bench_l3
+bench_unlock
 bench_guests

@@ -73,6 +73,7 @@ if [ -n "${PVPLE_L2:-}" ]; then
 	"$PVPLE_TOP/scripts/guest/stage-l2.sh" "$root/pvple/l2"
 	cp "$PVPLE_TOP/scripts/guest/l1-guest-test.sh" "$root/pvple/bin/guest-test.sh"
 	cp "$PVPLE_TOP/scripts/guest/l1-l3-bench.sh" "$root/pvple/bin/l3-bench.sh"
+	cp "$PVPLE_TOP/scripts/guest/l1-unlock-cost.sh" "$root/pvple/bin/unlock-cost.sh"
 	cp "$PVPLE_TOP/scripts/guest/l1-guests-bench.sh" "$root/pvple/bin/guests-bench.sh"
 	cp "$PVPLE_TOP/scripts/guest/l1-lib.sh" "$root/pvple/bin/"
 	cp "$PVPLE_TOP/scripts/guest/slice-trace.awk" "$root/pvple/bin/"
