@@ -87,7 +87,8 @@ bool pvple_hc_park_throttled(__u64 now_ns, __u64 *last_ns, __u64 gap_ns)
 /**
  * pvple_hc_features() - What KVM_HC_PVPLE_FEATURES answers (ABI 5).
  * @on: the extension is on for the vCPU: slice_ext_us non-zero, the VM's
- *	mode not off, the vCPU's return to the guest hooked.
+ *	mode not off, the vCPU's return to the guest hooked, its thread
+ *	without a core-scheduling cookie.
  * @counted: the vCPU registered a preemption count for the host to read.
  * @gate: pvple_slice_gate() for a fresh request of the vCPU now.
  *

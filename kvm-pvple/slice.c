@@ -398,18 +398,27 @@ static u64 pvple_slice_step_due(struct pvple_vcpu *pv)
 }
 
 /*
- * May this task keep its CPU at all?  Not with a signal pending (the vCPU
- * is on its way out to user space: xfer_to_guest_mode_work()), nor with a
- * core-scheduling cookie: __schedule() forces a sibling of another cookie
- * off with a reschedule, which a grant would delay.
+ * Never a grant to a task with a core-scheduling cookie: __schedule()
+ * forces a sibling of another cookie off with a reschedule, which a grant
+ * would delay.
+ */
+static bool pvple_slice_cookie(struct task_struct *t)
+{
+#ifdef CONFIG_SCHED_CORE
+	return t->core_cookie;
+#else
+	return false;
+#endif
+}
+
+/*
+ * May this task keep its CPU now?  Not with a cookie, nor with a signal
+ * pending (the vCPU is on its way out to user space:
+ * xfer_to_guest_mode_work()).
  */
 static bool pvple_slice_allowed(struct task_struct *t)
 {
-#ifdef CONFIG_SCHED_CORE
-	if (t->core_cookie)
-		return false;
-#endif
-	return !signal_pending(t);
+	return !pvple_slice_cookie(t) && !signal_pending(t);
 }
 
 /*
@@ -421,16 +430,20 @@ static bool pvple_slice_allowed(struct task_struct *t)
  *    not in the headers a module sees: the same test of HF_GUEST_MASK);
  *  - hrtimer_resolution: without high-resolution timers it is a tick;
  *  - a request a grant gave back (@owed).
- * The vCPU's own task.
+ * With @lasting, for what the host offers (pvple_slice_features()), only
+ * what lasts: the thread's policy (rt_or_dl_task_policy(), no boost), no
+ * nested guest, nothing owed.  The vCPU's own task.
  */
 static enum pvple_slice_gate pvple_slice_gate_now(struct kvm_vcpu *vcpu,
-						  bool owed, unsigned int us)
+						  bool owed, unsigned int us,
+						  bool lasting)
 {
 	struct pvple_slice_env e = {
 		.model_ok = preempt_model_none() || preempt_model_voluntary(),
-		.rt_task = rt_or_dl_task(current),
-		.nested = vcpu->arch.hflags & HF_GUEST_MASK,
-		.owed = owed,
+		.rt_task = lasting ? rt_or_dl_task_policy(current) :
+				     rt_or_dl_task(current),
+		.nested = !lasting && (vcpu->arch.hflags & HF_GUEST_MASK),
+		.owed = !lasting && owed,
 		.resolution_ns = hrtimer_resolution,
 		.bound_ns = pvple_bound_ns(us),
 	};
@@ -523,9 +536,9 @@ long pvple_slice_done(struct kvm_vcpu *vcpu)
  * (pvple_hc_features()): the guest turns its end-of-section test on only
  * then (ABI 5).  The same tests as a request meets in
  * pvple_slice_resched(), less those of one moment: a pending signal, a
- * nested guest (the vCPU runs L1 code to make this call), a request given
- * back.  Only this vCPU's own state and the host's are read: the answer
- * says nothing of another VM.
+ * PI boost, a nested guest (the vCPU runs L1 code to make this call), a
+ * request given back.  Only this vCPU's own state and the host's are
+ * read: the answer says nothing of another VM.
  *
  * Context: the vCPU's own task, in its exit, kvm->srcu held.
  *
@@ -542,9 +555,10 @@ long pvple_slice_features(struct kvm_vcpu *vcpu)
 	vm = pvple_lookup(vcpu, &pv);
 	if (!pv || !READ_ONCE(pv->registered))
 		return -PVPLE_ENOTREG;
-	on = us && pvple_vm_mode(vm) != PVPLE_MODE_OFF && pvple_slice_hooked();
+	on = us && pvple_vm_mode(vm) != PVPLE_MODE_OFF &&
+	     pvple_slice_hooked() && !pvple_slice_cookie(current);
 	return pvple_hc_features(on, pv->preempt_gpa,
-				 pvple_slice_gate_now(vcpu, false, us));
+				 pvple_slice_gate_now(vcpu, false, us, true));
 }
 
 /**
@@ -604,7 +618,7 @@ void pvple_slice_resched(struct kvm_vcpu *vcpu)
 	}
 	in.on = us && pvple_vm_mode(vm) != PVPLE_MODE_OFF &&
 		pvple_slice_allowed(current);
-	in.gate = pvple_slice_gate_now(vcpu, pv->slice_owed, us);
+	in.gate = pvple_slice_gate_now(vcpu, pv->slice_owed, us, false);
 	/* The request given back is this one, or was served before it. */
 	pv->slice_owed = false;
 	in.granted = pv->slice_granted;

@@ -88,8 +88,10 @@
  * registered preemption count is non-zero, and writes @slice while it
  * does (slice_ext_us non-zero, the VM's mode not off, the host able to
  * hook its return to the guest, a preemption model of none or voluntary,
- * a timer fine enough for the bound, a vCPU thread that is not RT or
- * deadline).  Never set for a vCPU that registered no preemption count.
+ * a timer fine enough for the bound, a vCPU thread whose policy is not RT
+ * or deadline and that has no core-scheduling cookie).  Never set for a
+ * vCPU that registered no preemption count.  What holds only for a
+ * moment is not asked: a pending signal, a priority boost.
  */
 #define PVPLE_F_SLICE			(1ULL << 0)
 
