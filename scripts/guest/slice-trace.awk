@@ -8,6 +8,8 @@
 # timer may even fire in between), until
 #   end      the hook ended it (kvm_pvple_slice "end"), with or without
 #            the grant's timer having fired first;
+#   done     the guest ended it at the end of its section (ABI 4: the
+#            hook's "done");
 #   left     its thread was switched out before any "end" (the load hook
 #            then ends it, with no event of its own);
 #   open     the recording stopped first.
@@ -81,6 +83,8 @@ function close_grant(tid, class, t) {
 			gs[tid] = t
 			fired[tid] = ""
 		}
+	} else if ($0 ~ / done$/ && (tid in gs)) {
+		close_grant(tid, "done", t)
 	} else if ($0 ~ / end$/ && (tid in gs)) {
 		close_grant(tid, fired[tid] != "" ? "end_fired" : "end_early", t)
 	} else if ($0 ~ / end$/) {
@@ -134,8 +138,8 @@ END {
 	       grants, arms, end_unseen, open
 	printf " fired_task_current=%d fired_task_other=%d fired_no_grant=%d\n", \
 	       fire_own, fire_other, fire_idle
-	split("end_fired end_early left armed", cls, " ")
-	for (i = 1; i <= 4; i++) {
+	split("end_fired end_early done left armed", cls, " ")
+	for (i = 1; i <= 5; i++) {
 		c = cls[i]
 		printf "# slice-trace %s n=%d mean_us=%.1f median_us=%.1f", c, n[c], \
 		       n[c] ? sum[c] / n[c] : 0, median(c)

@@ -1295,6 +1295,7 @@ check "the check fails on slice counters given to the wrong arm" \
 # 1050 us after the grant.  Grant 2 (502): armed 10 us ahead, the timer
 # fires before the grant's own event, the thread switches out 200 us in
 # (left).  Grant 3 (501): ended 300 us in, its timer never fired.
+# Grant 4 (502): the guest ends it 120 us in (the hook's "done").
 cat >"$tmp/slice.trace" <<'TRACE'
 # tracer: nop
 # entries-in-buffer/entries-written: 9/9   #P:2
@@ -1309,14 +1310,18 @@ cat >"$tmp/slice.trace" <<'TRACE'
        CPU 0/KVM-501     [000] d..1.   100.003000: hrtimer_start: hrtimer=00000000aaaa function=pvple_slice_expired [kvm_pvple] expires=100004000000 softexpires=100004000000 mode=REL|PINNED|HARD
        CPU 0/KVM-501     [000] .N...   100.003002: kvm_pvple_slice: kvm 500 vcpu 0 count 0x1 grant
        CPU 0/KVM-501     [000] d..1.   100.003300: kvm_pvple_slice: kvm 500 vcpu 0 count 0x1 end
+       CPU 1/KVM-502     [001] d..1.   100.004000: hrtimer_start: hrtimer=00000000bbbb function=pvple_slice_expired [kvm_pvple] expires=100005000000 softexpires=100005000000 mode=REL|PINNED|HARD
+       CPU 1/KVM-502     [001] .N...   100.004002: kvm_pvple_slice: kvm 500 vcpu 1 count 0x1 grant
+       CPU 1/KVM-502     [001] d..1.   100.004120: kvm_pvple_slice: kvm 500 vcpu 1 count 0x0 done
 TRACE
 slicetrace() {
 	$1 -f "$top/scripts/guest/slice-trace.awk" "$tmp/slice.trace" >"$tmp/slicetrace" &&
-	grep -qx '# slice-trace grants=3 arms=3 ends_without_grant=0 open=0 fired_task_current=2 fired_task_other=0 fired_no_grant=0' "$tmp/slicetrace" &&
+	grep -qx '# slice-trace grants=4 arms=4 ends_without_grant=0 open=0 fired_task_current=2 fired_task_other=0 fired_no_grant=0' "$tmp/slicetrace" &&
 	grep -qx '# slice-trace end_fired n=1 mean_us=1050.0 median_us=1050.0 fired_n=1 fired_mean_us=1000.0' "$tmp/slicetrace" &&
 	grep -qx '# slice-trace end_early n=1 mean_us=300.0 median_us=300.0' "$tmp/slicetrace" &&
 	grep -qx '# slice-trace left n=1 mean_us=200.0 median_us=200.0 fired_n=1 fired_mean_us=40.0' "$tmp/slicetrace" &&
-	grep -qx '# slice-trace armed n=3 mean_us=670.0 median_us=1000.0' "$tmp/slicetrace" &&
+	grep -qx '# slice-trace done n=1 mean_us=120.0 median_us=120.0' "$tmp/slicetrace" &&
+	grep -qx '# slice-trace armed n=4 mean_us=752.5 median_us=1000.0' "$tmp/slicetrace" &&
 	grep -qx '# slice-trace left_prev_state R=1' "$tmp/slicetrace"
 }
 check "slice-trace.awk: each grant's way out, its length and its timer" slicetrace awk
