@@ -15,6 +15,7 @@ for app in $(busybox --list); do
 	[ "$app" = busybox ] || ln -sf busybox "$root/bin/$app"
 done
 gcc -static -O2 -Wall -o "$root/bin/l2-wake" "$PVPLE_TOP/scripts/guest/l2-wake.c"
+gcc -static -O2 -Wall -o "$root/bin/calib" "$PVPLE_TOP/scripts/guest/calib.c"
 cp "$PVPLE_TOP/scripts/guest/l2-init" "$root/init"
 cp "$PVPLE_TOP/scripts/guest/l2-bench" "$root/bin/l2-bench"
 # The benchmark's workloads, as Debian ships them.

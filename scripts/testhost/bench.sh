@@ -21,9 +21,11 @@
 #          costs with its end-of-section test on (the host grants) and
 #          off, uncontended, in a 2-vCPU nested guest: paired, with an
 #          A/A row.
+#  factor  scripts/guest/calib.c on this machine, in L1 and in a nested
+#          guest, three boots: the emulator's slowdown by kind of work.
 #  profile (only when asked) perf in L1 over pvple_bench's PLE exits
 #          with no target, stock and pvple: where the time goes.
-# PVPLE_BENCH_ONLY=ple|l3|unlock|guests|profile runs one of them.  The tables also go to
+# PVPLE_BENCH_ONLY=ple|l3|unlock|factor|guests|profile runs one of them.  The tables also go to
 # files named on the last lines, so that a later run can be compared.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -214,6 +216,35 @@ bench_l3() {
 	echo "L3 rows written to $table"
 }
 
+# The emulator's factor: CALIB_BOOTS (3) boots of the test host with two
+# CPUs, as the Linux-guest bench has; in each, calib on this machine
+# (L0) just before, then in L1 and in a nested guest of that bench's
+# setup (scripts/guest/l1-calib.sh); the table from every repeat
+# (scripts/guest/calib.awk), the raw lines beside it.
+bench_factor() {
+	GUEST_STOCK=1 "$PVPLE_TOP/scripts/guest/build.sh" ||
+		die "guest kernel build failed"
+	local i rc=0 table=$out/factor-$stamp.txt
+	gcc -static -O2 -Wall -o "$out/calib" "$PVPLE_TOP/scripts/guest/calib.c" ||
+		die "calib does not build"
+	: >"$table.log"
+	for i in $(seq 1 "${CALIB_BOOTS:-3}"); do
+		"$out/calib" "${CALIB_REPEATS:-5}" |
+			sed "s/^calib /# calib boot=$i l0 /" >>"$table.log"
+		PVPLE_L1_SMP=${PVPLE_L1_SMP:-2} boot_nested "factor$i" calib \
+			CALIB_REPEATS="${CALIB_REPEATS:-5}" || rc=1
+		grep -a '^# calib l[12] ' "$out/factor$i/results.tap" |
+			sed "s/^# calib /# calib boot=$i /" >>"$table.log"
+		grep -a '^not ok' "$out/factor$i/results.tap"
+	done
+	awk -f "$PVPLE_TOP/scripts/guest/gb-stats.awk" \
+	    -f "$PVPLE_TOP/scripts/guest/calib.awk" "$table.log" >"$table"
+	echo
+	cat "$table"
+	[ "$rc" = 0 ] || { echo "a calibration boot failed; logs in $out/factor*"; exit 1; }
+	echo "factor rows written to $table (raw: $table.log)"
+}
+
 # The unlock bench: one boot, L2_COST_BLOCKS blocks of three guest boots
 # (scripts/guest/l1-unlock-cost.sh); its table from every round's time
 # (scripts/guest/unlock-cost.awk).  A boot whose guest key did not follow
@@ -298,6 +329,7 @@ bench_profile() {
 case $only in
 l3) bench_l3; exit ;;
 unlock) bench_unlock; exit ;;
+factor) bench_factor; exit ;;
 guests) bench_guests; exit ;;
 profile) bench_profile; exit ;;
 esac
@@ -326,6 +358,7 @@ if [ "$rc" != 0 ] || [ ! -s "$table" ]; then
 fi
 echo "bench rows written to $table"
 [ "$only" = ple ] && exit
+bench_factor
 bench_l3
 bench_unlock
 bench_guests

@@ -74,6 +74,8 @@ if [ -n "${PVPLE_L2:-}" ]; then
 	cp "$PVPLE_TOP/scripts/guest/l1-guest-test.sh" "$root/pvple/bin/guest-test.sh"
 	cp "$PVPLE_TOP/scripts/guest/l1-l3-bench.sh" "$root/pvple/bin/l3-bench.sh"
 	cp "$PVPLE_TOP/scripts/guest/l1-unlock-cost.sh" "$root/pvple/bin/unlock-cost.sh"
+	cp "$PVPLE_TOP/scripts/guest/l1-calib.sh" "$root/pvple/bin/calib.sh"
+	gcc -static -O2 -Wall -o "$root/pvple/bin/calib" "$PVPLE_TOP/scripts/guest/calib.c"
 	cp "$PVPLE_TOP/scripts/guest/l1-guests-bench.sh" "$root/pvple/bin/guests-bench.sh"
 	cp "$PVPLE_TOP/scripts/guest/l1-lib.sh" "$root/pvple/bin/"
 	cp "$PVPLE_TOP/scripts/guest/slice-trace.awk" "$root/pvple/bin/"
