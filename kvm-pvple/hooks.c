@@ -357,6 +357,17 @@ int pvple_hooks_init(void)
 	return 0;
 }
 
+/* Is the hook on @fn registered (an optional one may be missing)? */
+static bool pvple_hooked(const char *fn)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(pvple_hooks); i++)
+		if (!strcmp(pvple_hooks[i].name, fn))
+			return pvple_hooks[i].registered;
+	return false;
+}
+
 /**
  * pvple_slice_hooked() - Is the vCPU's return to the guest hooked?
  *
@@ -367,12 +378,7 @@ int pvple_hooks_init(void)
  */
 bool pvple_slice_hooked(void)
 {
-	int i;
-
-	for (i = 0; i < ARRAY_SIZE(pvple_hooks); i++)
-		if (pvple_hooks[i].redirect == pvple_xfer_redirect)
-			return pvple_hooks[i].registered;
-	return false;
+	return pvple_hooked("xfer_to_guest_mode_handle_work");
 }
 
 /**
@@ -385,10 +391,5 @@ bool pvple_slice_hooked(void)
  */
 bool pvple_cpuid_hooked(void)
 {
-	int i;
-
-	for (i = 0; i < ARRAY_SIZE(pvple_hooks); i++)
-		if (pvple_hooks[i].observe == pvple_cpuid_observe)
-			return pvple_hooks[i].registered;
-	return false;
+	return pvple_hooked("kvm_set_cpuid");
 }
