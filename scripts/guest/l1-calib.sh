@@ -25,14 +25,7 @@ keeper_start
 log=/tmp/calib-l2.log
 L2_MEM=768M l2_start "$log" bzImage-stock host,-xsave \
 	"l2.calib=$reps locktorture.torture_type=none" -smp 4
-t=0
-while kill -0 "$qpid" 2>/dev/null && [ "$t" -lt 900 ]; do
-	sleep 1
-	t=$((t + 1))
-	grep -q '^L2-END' "$log" && kill "$qpid"
-done
-kill -9 "$qpid" 2>/dev/null
-wait "$qpid" 2>/dev/null
+l2_wait "$log" 900
 keeper_stop
 sed -n 's/^L2-CALIB /# calib l2 /p' "$log" | tr -d '\r' >>/tmp/calib.txt
 has_all l2

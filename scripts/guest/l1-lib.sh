@@ -46,3 +46,17 @@ l2_start() {
 	$QEMU "$@" &
 	qpid=$!
 }
+
+# l2_wait LOG SECS: waits until the guest l2_start started prints L2-END
+# in LOG (then ends it from here) or SECS seconds pass, and reaps it; the
+# seconds waited in $t.
+l2_wait() {
+	t=0
+	while kill -0 "$qpid" 2>/dev/null && [ "$t" -lt "$2" ]; do
+		sleep 1
+		t=$((t + 1))
+		grep -q '^L2-END' "$1" && kill "$qpid"
+	done
+	kill -9 "$qpid" 2>/dev/null
+	wait "$qpid" 2>/dev/null
+}

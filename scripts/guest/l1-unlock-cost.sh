@@ -38,14 +38,7 @@ while [ "$b" -le "$blocks" ]; do
 		log=/tmp/cost-$b-$arm.log
 		l2_start "$log" bzImage-pvple host,-xsave \
 			"l2.cost=1 locktorture.torture_type=none" -smp 2
-		t=0
-		while kill -0 "$qpid" 2>/dev/null && [ "$t" -lt 600 ]; do
-			sleep 1
-			t=$((t + 1))
-			grep -q '^L2-END' "$log" && kill "$qpid"
-		done
-		kill -9 "$qpid" 2>/dev/null
-		wait "$qpid" 2>/dev/null
+		l2_wait "$log" 600
 		if grep -q 'pvple: ending extended sections' "$log"; then
 			key=on
 		elif grep -q 'pvple: the host extends no time slices' "$log"; then
