@@ -24,7 +24,7 @@ mutants=(
 	'any number of spinners park behind one vCPU|pvple.h|s/^\(#define PVPLE_PARKERS_MAX[[:blank:]]*\)4$/\11000/|pvple_park_test|crowd_behind_one_vcpu_is_bounded'
 	'a park whose target ran before its timer ends by the bound|park.c|s/^\([[:blank:]]*\)woken_early = !timed_out;$/\1woken_early = !timed_out; if (timed_out) { why = PVPLE_WAKE_TIMEOUT; break; }/|pvple_park_test|run_before_the_timer_ends_the_park'
 	'a grant that ends at a load gives its request back to no one|slice.c|s/switches == pv->slice_switches)/0)/|pvple_slice_test|slice_given_back_spares_a_thread'
-	'a request given back is extended again|slice.c|s/\.owed = pv->slice_owed,/.owed = false,/|pvple_slice_test|slice_given_back_spares_a_thread'
+	'a request given back is extended again|slice.c|s/pvple_slice_gate_now(vcpu, pv->slice_owed, us, false)/pvple_slice_gate_now(vcpu, false, us, false)/|pvple_slice_test|slice_given_back_spares_a_thread'
 	'a PLE exit outside the slow path is acted on|spin.c|s/!pvple_in_slowpath(kvm_get_linear_rip(me), pv->text_start,/0 \&\& !pvple_in_slowpath(kvm_get_linear_rip(me), pv->text_start,/|pvple_abi_test|ple_outside_slow_path_gets_stock'
 )
 
